@@ -1,0 +1,1 @@
+"""The advisor core: pure domain logic, no Discord import, no I/O but loading knowledge."""

@@ -1,0 +1,264 @@
+"""Domain values shared by parsing, the engine, answers and every surface.
+
+All frozen dataclasses and string enums. The enum values are the strings of
+the JSON contract of ``python -m bot ask --json`` and must stay stable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "Intent",
+    "Task",
+    "Method",
+    "Precision",
+    "Optimizer",
+    "Parallelism",
+    "Choice",
+    "Query",
+    "Context",
+    "FitEntry",
+    "Recommendation",
+    "ComparisonRow",
+    "Answer",
+]
+
+
+class Intent(StrEnum):
+    RECOMMEND = "recommend"
+    FIT = "fit"
+    COMPARE = "compare"
+    INFO = "info"
+    LIST = "list"
+    HELP = "help"
+    UNKNOWN = "unknown"
+
+
+class Task(StrEnum):
+    TRAINING = "training"
+    FINETUNE = "finetune"
+    INFERENCE = "inference"
+
+
+class Method(StrEnum):
+    FULL = "full"
+    LORA = "lora"
+    QLORA = "qlora"
+
+
+class Precision(StrEnum):
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+
+class Optimizer(StrEnum):
+    ADAMW = "adamw"
+    SGD = "sgd"
+    ADAM8BIT = "adam8bit"
+
+
+class Parallelism(StrEnum):
+    DATA = "data"  # every card holds the whole model (DDP)
+    SHARDED = "sharded"  # FSDP / ZeRO-3: weights, grads, optimizer split n ways
+    TENSOR = "tensor"  # inference: layers split across cards
+    PIPELINE = "pipeline"  # inference: stages on different cards
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A button / option offered when the bot asks back or says "did you mean".
+
+    ``text`` is the full question to answer when the option is picked.
+    """
+
+    label: str
+    text: str
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """A typed question: what the parser understood, before any defaults."""
+
+    intent: Intent
+    models: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+    budget_usd: float | None = None
+    task: Task | None = None
+    method: Method | None = None
+    precision: Precision | None = None
+    batch_size: int | None = None
+    seq_len: int | None = None
+    num_gpus: int = 1
+    parallelism: Parallelism | None = None
+    optimizer: Optimizer | None = None
+    grad_checkpointing: bool | None = None
+    fused_attention: bool | None = None
+    list_kind: str | None = None  # "gpus" | "models" | None
+    text: str = ""
+    # What the parser wants the user to see: budget conversions, defaults it
+    # chose ("took BERT as BERT-Base"), did-you-mean lines, questions back.
+    notes: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    # True when the parser could not decide something that changes the
+    # answer (e.g. "4060 Ti": 8 or 16 GB) and asks back instead.
+    needs_clarification: bool = False
+
+
+@dataclass(frozen=True)
+class Context:
+    """Conversation state carried between follow-ups (per channel + user)."""
+
+    last: Query | None = None
+
+
+@dataclass(frozen=True)
+class FitEntry:
+    model: str
+    gpu: str | None
+    num_gpus: int
+    fits: bool | None  # None when no card was named
+    required_gb: float  # per card
+    vram_gb: float | None
+    max_batch_size: int | None
+    breakdown_gb: dict[str, float]
+    basis: str  # "measured" | "modelled"
+    assumptions: dict[str, Any]
+    headroom_gb: float | None = None
+    measured_note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "gpu": self.gpu,
+            "num_gpus": self.num_gpus,
+            "fits": self.fits,
+            "required_gb": self.required_gb,
+            "vram_gb": self.vram_gb,
+            "max_batch_size": self.max_batch_size,
+            "breakdown_gb": dict(self.breakdown_gb),
+            "basis": self.basis,
+            "assumptions": dict(self.assumptions),
+            "headroom_gb": self.headroom_gb,
+        }
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    gpu: str
+    name: str
+    price_usd: float | None
+    price_date: str | None
+    price_kind: str | None
+    vram_gb: float
+    fits: bool
+    max_batch_size: int | None
+    relative_speed: float | None
+    speed_basis: str  # "measured" | "modelled"
+    value: float | None  # relative speed per $1000
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gpu": self.gpu,
+            "name": self.name,
+            "price_usd": self.price_usd,
+            "price_date": self.price_date,
+            "price_kind": self.price_kind,
+            "vram_gb": self.vram_gb,
+            "fits": self.fits,
+            "max_batch_size": self.max_batch_size,
+            "relative_speed": self.relative_speed,
+            "speed_basis": self.speed_basis,
+            "value": self.value,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    gpu: str
+    name: str
+    vram_gb: float
+    price_usd: float | None
+    price_date: str | None
+    fits: bool | None
+    max_batch_size: int | None
+    relative_speed: float | None
+    speed_basis: str
+    value: float | None
+    tdp_w: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gpu": self.gpu,
+            "name": self.name,
+            "vram_gb": self.vram_gb,
+            "price_usd": self.price_usd,
+            "price_date": self.price_date,
+            "fits": self.fits,
+            "max_batch_size": self.max_batch_size,
+            "relative_speed": self.relative_speed,
+            "speed_basis": self.speed_basis,
+            "value": self.value,
+            "tdp_w": self.tdp_w,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What every surface renders. Data first; ``text`` is the plain rendering.
+
+    ``verdict`` is the first line (an embed title); ``details`` the numbers
+    that justify it; ``assumptions`` what was assumed, phrased so the user
+    can change it; ``basis`` where the numbers come from (measured/modelled,
+    price dates).
+    """
+
+    intent: Intent
+    query: Query
+    verdict: str
+    details: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    basis: tuple[str, ...] = ()
+    fit: tuple[FitEntry, ...] = ()
+    recommendations: tuple[Recommendation, ...] = ()
+    comparison: tuple[ComparisonRow, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    sources: tuple[str, ...] = ()
+    context: Context = field(default_factory=Context)
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        q = self.query
+        return {
+            "intent": str(self.intent),
+            "models": list(q.models),
+            "gpus": list(q.gpus),
+            "budget_usd": q.budget_usd,
+            "task": str(q.task) if q.task else None,
+            "method": str(q.method) if q.method else None,
+            "precision": str(q.precision) if q.precision else None,
+            "batch_size": q.batch_size,
+            "seq_len": q.seq_len,
+            "num_gpus": q.num_gpus,
+            "fit": [f.to_json() for f in self.fit],
+            "recommendations": [r.to_json() for r in self.recommendations],
+            "comparison": [c.to_json() for c in self.comparison],
+            "suggestions": list(self.suggestions),
+            "choices": [{"label": c.label, "text": c.text, "id": c.id} for c in self.choices],
+            "verdict": self.verdict,
+            "assumptions": list(self.assumptions),
+            "basis": list(self.basis),
+            "sources": list(self.sources),
+            "text": self.text,
+        }

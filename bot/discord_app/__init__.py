@@ -1,0 +1,1 @@
+"""The Discord adapter: a thin layer over bot.core.answer."""
