@@ -101,6 +101,7 @@ class Query:
     optimizer: Optimizer | None = None
     grad_checkpointing: bool | None = None
     fused_attention: bool | None = None
+    resolution: int | None = None  # image side in pixels ("at 1024px")
     list_kind: str | None = None  # "gpus" | "models" | None
     text: str = ""
     # What the parser wants the user to see: budget conversions, defaults it

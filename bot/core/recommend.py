@@ -1,0 +1,316 @@
+"""Fit, recommend and compare over the catalog: the engine behind every answer.
+
+Pure functions of (catalog, query). Memory comes from ``memory``, speed from
+``speed``; this module decides which cards qualify, ranks them and writes
+the one-line reasons.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bot.core import memory, speed
+from bot.core.memory import GB, Estimate, Workload
+from bot.core.types import Method, Precision, Query, Task
+
+if TYPE_CHECKING:
+    from bot.core.knowledge import GPU, Catalog, Model
+
+__all__ = [
+    "workload_for",
+    "fit_estimate",
+    "Candidate",
+    "RecommendResult",
+    "recommend",
+    "CompareResult",
+    "compare",
+    "REPRESENTATIVE",
+    "tier",
+]
+
+# what "compare two cards" measures when no model is named
+REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
+    ("resnet-50", Task.TRAINING),
+    ("bert-base", Task.FINETUNE),
+    ("llama-3-8b", Task.INFERENCE),
+    ("sdxl", Task.INFERENCE),
+)
+
+
+def workload_for(model: Model, q: Query) -> Workload:
+    return memory.resolve_workload(
+        model,
+        task=q.task,
+        method=q.method,
+        precision=q.precision,
+        batch_size=q.batch_size,
+        seq_len=q.seq_len,
+        optimizer=q.optimizer,
+        grad_checkpointing=q.grad_checkpointing,
+        num_gpus=q.num_gpus,
+        parallelism=q.parallelism,
+        fused_attention=q.fused_attention,
+        resolution=q.resolution,
+    )
+
+
+def _measured_batch(catalog: Catalog, model: Model, gpu: GPU, w: Workload, q: Query) -> tuple[int, str] | None:
+    """The 2020 guide's measured max batch, when the question matches its setting."""
+    if (
+        w.task is not Task.TRAINING
+        or w.method is not Method.FULL
+        or w.num_gpus != 1
+        or q.seq_len is not None
+        or q.resolution is not None
+        or q.grad_checkpointing
+        or q.precision not in (None, Precision.FP32)
+    ):
+        return None
+    mv = catalog.benchmarks.max_batch(model.id, gpu.id)
+    if mv is None:
+        return None
+    return int(mv.value), "largest batch measured in Lambda's 2020 guide (training, precision not stated)"
+
+
+def fit_estimate(catalog: Catalog, model: Model, gpu: GPU | None, q: Query) -> Estimate:
+    """Memory estimate for one (model, card) pair, using measured data where it applies."""
+    w = workload_for(model, q)
+    mb = _measured_batch(catalog, model, gpu, w, q) if gpu is not None else None
+    if mb is not None:
+        return memory.estimate(model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1])
+    return memory.estimate(model, gpu, workload=w)
+
+
+def tier(gpu: GPU, model: Model, w: Workload, max_batch: int, need: int) -> str:
+    """The 2020 guide's vocabulary, applied to this workload."""
+    if max_batch >= 4 * max(need, 1):
+        return "room for large batches" if w.trains else "plenty of headroom"
+    if max_batch >= need:
+        return "fits" if not w.trains else "fits with modest batches"
+    if max_batch >= 1:
+        return "only small batches"
+    return "does not fit"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    gpu: GPU
+    max_batch: int
+    fits: bool
+    speed: speed.Speed
+    price: float | None
+    value: float | None  # relative speed per $1,000
+    total_gb: float
+
+
+@dataclass(frozen=True)
+class RecommendResult:
+    model: Model
+    workload: Workload
+    batch_needed: int
+    batch_was_default: bool
+    budget_usd: float | None
+    picks: tuple[tuple[Candidate, str], ...]  # (candidate, reason), best first
+    in_budget: tuple[Candidate, ...]  # every priced card in budget that fits, fastest first
+    considered: tuple[Candidate, ...]  # every priced card, for charts
+    cheapest_fit: Candidate | None  # ignoring the budget
+    best_value_fit: Candidate | None  # ignoring the budget
+    fix: memory.Suggestion | None = None  # a change that makes a card in budget work
+    fix_card: Candidate | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _candidates(catalog: Catalog, model: Model, w: Workload, need: int, ref: GPU) -> list[Candidate]:
+    terms = memory.profile(model, w)
+    splits = w.parallelism.value in ("data", "sharded")
+    out: list[Candidate] = []
+    for g in catalog.gpus.values():
+        per_card = memory.max_batch_per_card(terms, g)
+        mb = per_card * w.num_gpus if splits else per_card
+        sp = speed.relative_speed(model, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+        price = g.price_usd * w.num_gpus if g.price_usd else None
+        value = sp.relative / (price / 1000.0) if price else None
+        b_card = math.ceil(need / w.num_gpus) if splits else need
+        total = memory.total_bytes(terms, b_card)
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total / GB))
+    return out
+
+
+def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
+    """Cards within budget on which the workload fits, ranked by speed, with reasons."""
+    w = workload_for(model, q)
+    need = q.batch_size or memory.default_batch(model, w.task)
+    ref = catalog.gpu(speed.REFERENCE_GPU)
+    cands = _candidates(catalog, model, w, need, ref)
+    priced = [c for c in cands if c.price is not None]
+    budget = q.budget_usd
+    fitting = [c for c in priced if c.fits]
+    in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
+    in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
+    cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
+    best_value = max(fitting, key=lambda c: (c.value or 0), default=None)
+
+    picks: list[tuple[Candidate, str]] = []
+    if budget is not None:
+        chosen: list[Candidate] = []
+        if in_budget:
+            chosen.append(in_budget[0])
+            bv = max(in_budget, key=lambda c: c.value or 0)
+            if bv not in chosen:
+                chosen.append(bv)
+            mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
+            if mem not in chosen and mem.gpu.vram_gb > chosen[0].gpu.vram_gb:
+                chosen.append(mem)
+            for c in in_budget:
+                if len(chosen) >= 3:
+                    break
+                if c not in chosen:
+                    chosen.append(c)
+        chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
+        picks = [(c, _reason(c, in_budget, w, need, model)) for c in chosen]
+    else:
+        chosen = []
+        if cheapest is not None:
+            chosen.append(cheapest)
+        if best_value is not None and best_value not in chosen:
+            chosen.append(best_value)
+        fastest_under = [c for c in in_budget if c.gpu.segment != "datacenter"]
+        if fastest_under and fastest_under[0] not in chosen:
+            chosen.append(fastest_under[0])
+        picks = [(c, _reason(c, fitting, w, need, model)) for c in chosen[:3]]
+
+    fix = fix_card = None
+    if budget is not None and not in_budget:
+        fix, fix_card = _fix_for_budget(catalog, model, w, q, budget, ref)
+    notes: list[str] = []
+    if any(c.gpu.software == "rocm" for c, _ in picks):
+        notes.append("AMD cards run PyTorch through ROCm: most models work, some CUDA-only kernels do not.")
+    return RecommendResult(
+        model=model,
+        workload=w,
+        batch_needed=need,
+        batch_was_default=q.batch_size is None,
+        budget_usd=budget,
+        picks=tuple(picks),
+        in_budget=tuple(in_budget),
+        considered=tuple(priced),
+        cheapest_fit=cheapest,
+        best_value_fit=best_value,
+        fix=fix,
+        fix_card=fix_card,
+        notes=tuple(notes),
+    )
+
+
+def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> str:
+    bits: list[str] = []
+    what = "batch" if w.trains or model.kind in ("cnn", "diffusion") else "batch"
+    seq = f" at seq {w.seq_len}" if w.seq_len else ""
+    bits.append(f"fits {what} {c.max_batch}{seq}" if c.max_batch < 100_000 else "fits easily")
+    bits.append(f"{c.speed.relative:.2f}x the RTX 3090's speed")
+    if pool:
+        fastest = max(pool, key=lambda x: x.speed.relative)
+        best_val = max(pool, key=lambda x: x.value or 0)
+        most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
+        if c is fastest:
+            bits.append("fastest in range")
+        if c is best_val:
+            bits.append("best $/perf in range")
+        if c is most_mem and c.gpu.vram_gb > fastest.gpu.vram_gb:
+            bits.append("most memory")
+    if c.gpu.software == "rocm":
+        bits.append("ROCm, not CUDA")
+    return "; ".join(bits)
+
+
+def _fix_for_budget(
+    catalog: Catalog, model: Model, w: Workload, q: Query, budget: float, ref: GPU
+) -> tuple[memory.Suggestion | None, Candidate | None]:
+    """The cheapest change that makes some card within budget work."""
+    affordable = [g for g in catalog.gpus.values() if g.price_usd and g.price_usd * w.num_gpus <= budget]
+    if not affordable:
+        return None, None
+    best_card = max(affordable, key=lambda g: (g.vram_gb, -(g.price_usd or 0)))
+    est = memory.estimate(model, best_card, workload=w)
+    for s in memory.suggest_changes(model, best_card, est, limit=4):
+        if s.gpu_id == best_card.id and s.num_gpus == w.num_gpus:
+            sp = speed.relative_speed(model, best_card, w.precision, task=w.task, catalog=catalog, reference=ref)
+            price = (best_card.price_usd or 0) * w.num_gpus
+            cand = Candidate(best_card, 0, True, sp, price, sp.relative / (price / 1000.0), s.total_gb)
+            return s, cand
+    return None, None
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    gpu: GPU
+    fits: bool | None
+    max_batch: int | None
+    relative_speed: float | None
+    speed_basis: str
+    value: float | None
+    total_gb: float | None
+    per_model: tuple[tuple[str, bool, int], ...] = ()  # (model id, fits, max batch) for representative sets
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    rows: tuple[CompareRow, ...]
+    model: Model | None
+    workload: Workload | None
+    representative: tuple[str, ...] = ()
+
+
+def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) -> CompareResult:
+    """Side by side: VRAM, fit and max batch, relative speed, price, speed per dollar, power."""
+    ref = catalog.gpu(speed.REFERENCE_GPU)
+    rows: list[CompareRow] = []
+    if model is not None:
+        w = workload_for(model, q)
+        for g in gpus:
+            est = fit_estimate(catalog, model, g, q)
+            sp = speed.relative_speed(model, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+            price = g.price_usd
+            rows.append(
+                CompareRow(
+                    g,
+                    est.fits,
+                    est.max_batch_size,
+                    sp.relative,
+                    sp.basis,
+                    sp.relative / (price / 1000.0) if price else None,
+                    est.total / GB,
+                )
+            )
+        return CompareResult(tuple(rows), model, w)
+    reps = [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
+    for g in gpus:
+        speeds = []
+        per_model: list[tuple[str, bool, int]] = []
+        basis = "modelled"
+        for m, t in reps:
+            rq = Query(intent=q.intent, task=t)
+            est = fit_estimate(catalog, m, g, rq)
+            w = workload_for(m, rq)
+            sp = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+            speeds.append(sp.relative)
+            if sp.basis == "measured":
+                basis = "measured"
+            per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
+        rel = speed.geometric_mean(speeds)
+        price = g.price_usd
+        rows.append(
+            CompareRow(
+                g,
+                None,
+                None,
+                rel,
+                basis if basis == "modelled" else "partly measured",
+                rel / (price / 1000.0) if price else None,
+                None,
+                tuple(per_model),
+            )
+        )
+    return CompareResult(tuple(rows), None, None, tuple(m.id for m, _ in reps))

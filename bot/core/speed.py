@@ -1,0 +1,194 @@
+"""Relative speed of a card for a model: measured where benchmark data has it, modelled elsewhere.
+
+Speeds are relative to a reference card (the RTX 3090 = 1.00) so every
+answer puts cards on one scale.
+
+The model is a two-term roofline: time per unit of work
+``t = alpha / compute + (1 - alpha) / bandwidth``, each term normalised to the
+reference card, so speed = 1 / t. ``alpha`` says how compute-bound the
+workload is:
+
+- image models (CNN training and inference, diffusion) and all training are
+  mostly compute-bound (the 2020 guide: image models are compute-bound);
+- LLM token generation at small batch is bandwidth-bound: every token reads
+  all (active) weights once, so tokens/s ~ efficiency * bandwidth / bytes of
+  weights (``alpha`` = 0).
+
+Compute is the card's dense tensor throughput for the precision: FP16 tensor
+TFLOPS with FP32 accumulate for fp16/bf16 (bf16 on a card without bf16 runs
+as fp16), twice that for fp8 on cards with fp8, the FP32 shader rate for
+fp32 (plus a TF32 share on Ampere and newer, which PyTorch and TensorFlow use
+for convolutions by default). ``alpha`` for CNN training and the TF32 share
+were fitted to Lambda's measured TensorFlow training throughput (fp32 and
+fp16, 8 cards, 6 CNNs); ``tests/core/test_speed.py`` reports the error. The
+other regimes have no measured data in the catalog and are estimates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.core.types import Precision, Task
+
+if TYPE_CHECKING:
+    from bot.core.knowledge import GPU, Catalog, Model
+
+__all__ = ["REFERENCE_GPU", "Speed", "relative_speed", "modelled_score", "regime", "DECODE_EFFICIENCY"]
+
+REFERENCE_GPU = "rtx-3090"
+DECODE_EFFICIENCY = 0.7  # share of peak bandwidth llama.cpp / vLLM reach at batch 1
+
+# train_fp32, train_mixed and TF32_SHARE: grid-fitted (bench/calibrate.py --speed) to Lambda's
+# TensorFlow CNN training throughput, 42 cells per precision: median error 7% (fp32), 12% (fp16).
+# CNN training is mostly bandwidth-bound in those runs. The others have no measured data here:
+# they are estimates (transformer matmuls and diffusion at high resolution are compute-bound).
+ALPHA = {
+    "train_fp32": 0.1,
+    "train_mixed": 0.2,
+    "image_inference": 0.2,
+    "diffusion": 0.6,
+    "transformer_compute": 0.85,
+    "decode": 0.0,
+}
+TF32_SHARE = 0.4  # share of fp32 convolution work that runs on TF32 tensor cores (Ampere+)
+_TF32_ARCH = ("ampere", "ada", "hopper", "blackwell")
+
+
+@dataclass(frozen=True, slots=True)
+class Speed:
+    relative: float  # x the reference card
+    basis: str  # "measured" | "modelled"
+    unit_value: float | None = None  # images/s or tokens/s when known
+    unit: str | None = None
+    note: str | None = None
+
+
+def regime(model: Model, task: Task) -> str:
+    if task is Task.INFERENCE and model.kind in ("decoder", "moe-decoder", "encoder-decoder", "speech"):
+        return "decode"
+    if model.kind == "diffusion":
+        return "diffusion"
+    if task is Task.INFERENCE and model.kind == "cnn":
+        return "image_inference"
+    if model.kind == "cnn":
+        return "train_mixed"
+    return "transformer_compute"
+
+
+def _compute_tflops(gpu: GPU, precision: Precision) -> float:
+    fp32 = float(gpu.fp32_tflops)
+    tensor = float(gpu.fp16_tensor_tflops or 0.0)
+    if precision is Precision.FP32:
+        arch = (gpu.architecture or "").lower()
+        if tensor and any(a in arch for a in _TF32_ARCH):
+            # TF32 runs at half the FP16 tensor rate on these architectures
+            return (1 - TF32_SHARE) * fp32 + TF32_SHARE * tensor / 2
+        return fp32
+    if not tensor:
+        return fp32  # no tensor cores (Pascal): fp16 math runs at the fp32 rate at best
+    if precision is Precision.FP8 and gpu.fp8:
+        return tensor * 2
+    if precision in (Precision.INT8, Precision.INT4):
+        return tensor  # weight-only quantization dequantizes to fp16 for the matmul
+    return tensor
+
+
+def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> float:
+    """Unnormalised throughput score (higher is faster)."""
+    reg = regime(model, task)
+    if reg == "train_mixed" and precision is Precision.FP32:
+        reg = "train_fp32"
+    alpha = ALPHA[reg]
+    compute = _compute_tflops(gpu, precision)
+    bw = float(gpu.memory_bandwidth_gbs)
+    # normalise both terms to a nominal 100 TFLOPS / 1000 GB/s card
+    t = alpha / (compute / 100.0) + (1 - alpha) / (bw / 1000.0)
+    return 1.0 / t
+
+
+def _measured(catalog: Catalog | None, model_id: str, gpu_id: str, precision: Precision) -> float | None:
+    if catalog is None:
+        return None
+    prec = "fp32" if precision is Precision.FP32 else "fp16"
+    for p in (prec, "unstated"):
+        mv = catalog.benchmarks.throughput(model_id, gpu_id, p)
+        if mv is not None and mv.value > 0:
+            return float(mv.value)
+    return None
+
+
+def relative_speed(
+    model: Model,
+    gpu: GPU,
+    precision: Precision,
+    *,
+    task: Task = Task.TRAINING,
+    catalog: Catalog | None = None,
+    reference: GPU | None = None,
+) -> Speed:
+    """Speed of ``gpu`` relative to the reference card, for ``model`` run as ``task``.
+
+    Measured ratios (Lambda's throughput tables) are used when this card and
+    an anchor card were both measured for the model; the anchor is the
+    reference card when measured, otherwise another measured card whose
+    modelled ratio to the reference bridges the gap.
+    """
+    if reference is None:
+        if catalog is None:
+            raise ValueError("relative_speed needs a reference card or a catalog")
+        reference = catalog.gpu(REFERENCE_GPU)
+    mine = modelled_score(gpu, model, task, precision)
+    ref_score = modelled_score(reference, model, task, precision)
+    modelled = mine / ref_score
+
+    unit_value: float | None = None
+    unit: str | None = None
+    reg = regime(model, task)
+    if reg == "decode":
+        wbytes = _decode_bytes(model, precision)
+        if wbytes > 0:
+            unit_value = DECODE_EFFICIENCY * gpu.memory_bandwidth_gbs * 1e9 / wbytes
+            unit = "tokens/s (batch 1, modelled)"
+
+    if task is not Task.INFERENCE and model.kind == "cnn":
+        meas = _measured(catalog, model.id, gpu.id, precision)
+        if meas is not None and catalog is not None:
+            anchor_val = _measured(catalog, model.id, reference.id, precision)
+            if anchor_val is not None:
+                return Speed(meas / anchor_val, "measured", meas, "images/s (training, measured)")
+            for anchor_id in ("rtx-2080-ti", "titan-rtx", "quadro-rtx-8000", "gtx-1080-ti"):
+                anchor_val = _measured(catalog, model.id, anchor_id, precision)
+                if anchor_val is not None and anchor_id in catalog.gpus:
+                    anchor = catalog.gpu(anchor_id)
+                    bridge = modelled_score(anchor, model, task, precision) / ref_score
+                    return Speed(
+                        meas / anchor_val * bridge,
+                        "measured",
+                        meas,
+                        "images/s (training, measured)",
+                        note=f"measured relative to {anchor.name}, bridged to the reference by the model",
+                    )
+    return Speed(modelled, "modelled", unit_value, unit)
+
+
+def _decode_bytes(model: Model, precision: Precision) -> float:
+    """Bytes of weights read per generated token (active parameters for MoE)."""
+    per = {
+        Precision.FP32: 4.0,
+        Precision.FP16: 2.0,
+        Precision.BF16: 2.0,
+        Precision.FP8: 1.0,
+        Precision.INT8: 1.0,
+        Precision.INT4: 4.5 / 8,
+    }[precision]
+    params = model.active_params or model.params
+    return float(params) * per
+
+
+def geometric_mean(values: list[float]) -> float:
+    vals = [v for v in values if v > 0]
+    if not vals:
+        return 0.0
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
