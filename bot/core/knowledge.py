@@ -1,0 +1,1042 @@
+"""Load and validate the knowledge directory (``knowledge/``) into frozen dataclasses.
+
+The contract is ``knowledge/SCHEMA.md``. Every file is read with a safe YAML
+loader (``yaml.SafeLoader`` / ``CSafeLoader`` plus a duplicate-key check) and
+every entry is validated on creation; the first problem raises
+:class:`KnowledgeError` naming file, entry, field and what is wrong. No
+Discord import, no environment reading except in :func:`default_knowledge_dir`.
+
+Usage::
+
+    from bot.core.knowledge import get_catalog
+    cat = get_catalog()
+    cat.gpu("rtx-4090").vram_gb
+    cat.benchmarks.max_batch("stylegan", "titan-rtx")
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+import types
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.core.errors import KnowledgeError
+
+__all__ = [
+    "BenchmarkSet",
+    "Benchmarks",
+    "Catalog",
+    "Component",
+    "CurrencyRate",
+    "GPU",
+    "KnowledgeError",
+    "MeasuredValue",
+    "Model",
+    "default_knowledge_dir",
+    "get_catalog",
+    "load_catalog",
+    "normalise_name",
+]
+
+# --------------------------------------------------------------------------- constants
+
+VENDORS = ("nvidia", "amd")
+SOFTWARE = ("cuda", "rocm")
+SEGMENTS = ("consumer", "workstation", "datacenter")
+PRICE_KINDS = ("new", "street", "used", "list")
+MODEL_KINDS = ("cnn", "encoder", "decoder", "encoder-decoder", "diffusion", "speech", "moe-decoder")
+TRANSFORMER_KINDS = ("encoder", "decoder", "encoder-decoder", "speech", "moe-decoder")
+COMPONENT_ROLES = ("denoiser", "text_encoder", "vae")
+BENCH_KINDS = ("max_batch", "throughput", "known_batch")
+BENCH_TASKS = ("training", "inference")
+FORM_FACTORS = ("pcie", "sxm", "oam")
+BENCH_PRECISIONS = ("fp32", "fp16", "unstated")
+BENCH_SEMANTICS = ("largest_tried", "known_to_run", "measured")
+
+_YYYY_MM = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
+_YYYY_MM_DD = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
+_SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+_WS = re.compile(r"\s+")
+
+
+def normalise_name(text: str) -> str:
+    """How ids and aliases are compared: lowercase, whitespace collapsed, stripped."""
+    return _WS.sub(" ", text.strip().lower())
+
+
+def _package_knowledge_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "knowledge"
+
+
+def default_knowledge_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """``KNOWLEDGE_DIR`` from the environment if set (non-empty), else the package's ``knowledge/``."""
+    override = environ.get("KNOWLEDGE_DIR", "").strip()
+    if override:
+        return Path(override).expanduser()
+    return _package_knowledge_dir()
+
+
+# --------------------------------------------------------------------------- dataclasses
+
+
+@dataclass(frozen=True)
+class GPU:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    vendor: str
+    software: str
+    segment: str
+    architecture: str
+    release: str
+    vram_gb: float
+    memory_type: str
+    memory_bandwidth_gbs: float
+    fp32_tflops: float
+    fp16_tensor_tflops: float | None
+    bf16: bool
+    fp8: bool
+    tdp_w: int
+    price_usd: float | None
+    source: str
+    price_date: str | None = None
+    price_kind: str | None = None
+    price_source: str | None = None
+    launch_price_usd: float | None = None
+    price_2020_usd: float | None = None
+    cloud_usd_per_hour: float | None = None
+    form_factor: str = "pcie"
+    estimated: frozenset[str] = frozenset()
+    notes: str | None = None
+
+    @property
+    def is_rocm(self) -> bool:
+        return self.software == "rocm"
+
+    @property
+    def has_tensor_cores(self) -> bool:
+        return self.fp16_tensor_tflops is not None
+
+    def is_estimated(self, field_name: str) -> bool:
+        return field_name in self.estimated
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    role: str
+    params: int
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    family: str
+    kind: str
+    params: int
+    source: str
+    release: str | None = None
+    estimated: frozenset[str] = frozenset()
+    notes: str | None = None
+    # transformer kinds
+    layers: int | None = None
+    encoder_layers: int | None = None
+    decoder_layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    ffn: int | None = None
+    vocab: int | None = None
+    default_seq_len: int | None = None
+    max_seq_len: int | None = None
+    head_dim: int | None = None
+    kv_cache_dim: int | None = None  # cached values per token per layer when not 2*kv_heads*head_dim (MLA)
+    # moe-decoder
+    active_params: int | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    # cnn / diffusion
+    resolution: int | tuple[int, int] | None = None
+    activation_mb_per_sample: float | None = None
+    activation_basis: str | None = None
+    components: tuple[Component, ...] = ()
+    denoiser_layers: int | None = None
+    denoiser_hidden: int | None = None
+
+    @property
+    def is_transformer(self) -> bool:
+        return self.kind in TRANSFORMER_KINDS
+
+    def is_estimated(self, field_name: str) -> bool:
+        return field_name in self.estimated
+
+
+@dataclass(frozen=True)
+class CurrencyRate:
+    code: str
+    usd_per_unit: float
+    symbols: tuple[str, ...]
+    date: str
+    source: str
+    estimated: bool = False
+
+
+@dataclass(frozen=True)
+class MeasuredValue:
+    """One cell of a measured table, with where it comes from."""
+
+    value: float
+    unit: str
+    set_id: str
+    source: str
+    semantics: str  # largest_tried | known_to_run | measured
+    precision: str = "unstated"
+    task: str = "training"
+    basis: str | None = None  # e.g. "rtx-3090 (24 GB) batch" or "24 GB tier" for known_batch
+
+    @property
+    def does_not_fit(self) -> bool:
+        """True for the tables' 0 = did not fit / did not run."""
+        return self.value == 0
+
+
+@dataclass(frozen=True)
+class BenchmarkSet:
+    id: str
+    file: str
+    kind: str
+    task: str
+    precision: str
+    unit: str
+    semantics: str
+    source: str
+    data: Mapping[str, Mapping[str, float]]
+    by_vram: Mapping[str, Mapping[float, float]]
+    notes: str | None = None
+
+    def cells(self) -> list[tuple[str, str, float]]:
+        return [(m, g, v) for m, row in self.data.items() for g, v in row.items()]
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe loader that refuses duplicate mapping keys (safe_load would keep the last)."""
+
+
+def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    result: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"unhashable key {key!r}", key_node.start_mark
+            ) from exc
+        if key in result:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        result[key] = loader.construct_object(value_node, deep=deep)
+    return result
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _read_yaml(path: Path, display: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KnowledgeError(display, "file is missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KnowledgeError(display, f"cannot read file: {exc}") from None
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context = getattr(exc, "context", None)
+        msg = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
+        raise KnowledgeError(display, msg, line=line) from None
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class _Ctx:
+    """Where we are: file + entry, for error messages."""
+
+    def __init__(self, file: str, entry: str | None = None) -> None:
+        self.file = file
+        self.entry = entry
+
+    def fail(self, field: str | None, problem: str) -> KnowledgeError:
+        return KnowledgeError(self.file, problem, entry=self.entry, field=field)
+
+
+Checker = Callable[[_Ctx, str, Any], Any]
+
+
+def _str(ctx: _Ctx, name: str, v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ctx.fail(name, f"must be a non-empty string, got {_show(v)}")
+    return v.strip()
+
+
+def _slug(ctx: _Ctx, name: str, v: Any) -> str:
+    s = _str(ctx, name, v)
+    if not _SLUG.match(s):
+        raise ctx.fail(name, f"must be a lowercase slug like 'rtx-4090', got {_show(v)}")
+    return s
+
+
+def _bool(ctx: _Ctx, name: str, v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ctx.fail(name, f"must be true or false, got {_show(v)}")
+    return v
+
+
+def _pos_number(ctx: _Ctx, name: str, v: Any) -> float:
+    if not _is_number(v) or v <= 0:
+        raise ctx.fail(name, f"must be a positive number, got {_show(v)}")
+    return v
+
+
+def _nonneg_number(ctx: _Ctx, name: str, v: Any) -> float:
+    if not _is_number(v) or v < 0:
+        raise ctx.fail(name, f"must be a number >= 0 (0 = does not fit), got {_show(v)}")
+    return v
+
+
+def _pos_int(ctx: _Ctx, name: str, v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        raise ctx.fail(name, f"must be a positive integer, got {_show(v)}")
+    return v
+
+
+def _nullable(check: Checker) -> Checker:
+    def inner(ctx: _Ctx, name: str, v: Any) -> Any:
+        return None if v is None else check(ctx, name, v)
+
+    return inner
+
+
+def _enum(*allowed: str) -> Checker:
+    def inner(ctx: _Ctx, name: str, v: Any) -> str:
+        if v not in allowed:
+            raise ctx.fail(name, f"must be one of {', '.join(allowed)}; got {_show(v)}")
+        return v
+
+    return inner
+
+
+def _yyyy_mm(ctx: _Ctx, name: str, v: Any) -> str:
+    if not isinstance(v, str) or not _YYYY_MM.match(v):
+        raise ctx.fail(name, f"must be a YYYY-MM string (quote it), got {_show(v)}")
+    return v
+
+
+def _str_list(ctx: _Ctx, name: str, v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise ctx.fail(name, f"must be a list of strings, got {_show(v)}")
+    out = []
+    for i, item in enumerate(v):
+        if not isinstance(item, str) or not item.strip():
+            raise ctx.fail(f"{name}[{i}]", f"must be a non-empty string, got {_show(item)}")
+        out.append(item.strip())
+    return tuple(out)
+
+
+def _resolution(ctx: _Ctx, name: str, v: Any) -> int | tuple[int, int]:
+    if isinstance(v, list):
+        if len(v) != 2:
+            raise ctx.fail(name, f"must be a side in pixels or an [h, w] pair, got {_show(v)}")
+        h = _pos_int(ctx, name, v[0])
+        w = _pos_int(ctx, name, v[1])
+        return (h, w)
+    return _pos_int(ctx, name, v)
+
+
+def _components(ctx: _Ctx, name: str, v: Any) -> tuple[Component, ...]:
+    if not isinstance(v, list) or not v:
+        raise ctx.fail(name, f"must be a non-empty list of {{name, role, params}}, got {_show(v)}")
+    out = []
+    allowed = {"name", "role", "params"}
+    for i, item in enumerate(v):
+        where = f"{name}[{i}]"
+        if not isinstance(item, dict):
+            raise ctx.fail(where, f"must be a mapping with name, role, params; got {_show(item)}")
+        unknown = sorted(set(item) - allowed, key=str)
+        if unknown:
+            raise ctx.fail(f"{where}.{unknown[0]}", "unknown key")
+        for key in ("name", "role", "params"):
+            if key not in item:
+                raise ctx.fail(f"{where}.{key}", "missing required key")
+        out.append(
+            Component(
+                name=_str(ctx, f"{where}.name", item["name"]),
+                role=_enum(*COMPONENT_ROLES)(ctx, f"{where}.role", item["role"]),
+                params=_pos_int(ctx, f"{where}.params", item["params"]),
+            )
+        )
+    return tuple(out)
+
+
+# field name -> (checker, required). Required keys must be present (their value may
+# still be null when the checker is nullable, e.g. price_usd).
+_GPU_FIELDS: dict[str, tuple[Checker, bool]] = {
+    "id": (_slug, True),
+    "name": (_str, True),
+    "aliases": (_str_list, True),
+    "vendor": (_enum(*VENDORS), True),
+    "software": (_enum(*SOFTWARE), True),
+    "segment": (_enum(*SEGMENTS), True),
+    "architecture": (_str, True),
+    "release": (_yyyy_mm, True),
+    "vram_gb": (_pos_number, True),
+    "memory_type": (_str, True),
+    "memory_bandwidth_gbs": (_pos_number, True),
+    "fp32_tflops": (_pos_number, True),
+    "fp16_tensor_tflops": (_nullable(_pos_number), True),
+    "bf16": (_bool, True),
+    "fp8": (_bool, True),
+    "tdp_w": (_pos_int, True),
+    "price_usd": (_nullable(_pos_number), True),
+    "price_date": (_yyyy_mm, False),
+    "price_kind": (_enum(*PRICE_KINDS), False),
+    "price_source": (_str, False),
+    "launch_price_usd": (_nullable(_pos_number), True),
+    "price_2020_usd": (_pos_number, False),
+    "cloud_usd_per_hour": (_pos_number, False),
+    "form_factor": (_enum(*FORM_FACTORS), False),
+    "source": (_str, True),
+    "estimated": (_str_list, False),
+    "notes": (_str, False),
+}
+
+_MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
+    "id": (_slug, True),
+    "name": (_str, True),
+    "aliases": (_str_list, True),
+    "family": (_str, True),
+    "kind": (_enum(*MODEL_KINDS), True),
+    "params": (_pos_int, True),
+    "source": (_str, True),
+    "release": (_yyyy_mm, False),
+    "estimated": (_str_list, False),
+    "notes": (_str, False),
+    "layers": (_pos_int, False),
+    "encoder_layers": (_pos_int, False),
+    "decoder_layers": (_pos_int, False),
+    "hidden": (_pos_int, False),
+    "heads": (_pos_int, False),
+    "kv_heads": (_pos_int, False),
+    "ffn": (_pos_int, False),
+    "vocab": (_pos_int, False),
+    "default_seq_len": (_pos_int, False),
+    "max_seq_len": (_pos_int, False),
+    "head_dim": (_pos_int, False),
+    "kv_cache_dim": (_pos_int, False),
+    "active_params": (_pos_int, False),
+    "experts": (_pos_int, False),
+    "experts_per_token": (_pos_int, False),
+    "resolution": (_resolution, False),
+    "activation_mb_per_sample": (_pos_number, False),
+    "activation_basis": (_str, False),
+    "components": (_components, False),
+    "denoiser_layers": (_pos_int, False),
+    "denoiser_hidden": (_pos_int, False),
+}
+
+_TRANSFORMER_REQUIRED = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "ffn",
+    "vocab",
+    "default_seq_len",
+    "max_seq_len",
+)
+_KIND_REQUIRED: dict[str, tuple[str, ...]] = {
+    "encoder": _TRANSFORMER_REQUIRED,
+    "decoder": _TRANSFORMER_REQUIRED,
+    "encoder-decoder": _TRANSFORMER_REQUIRED,
+    "speech": _TRANSFORMER_REQUIRED,
+    "moe-decoder": _TRANSFORMER_REQUIRED + ("active_params", "experts", "experts_per_token"),
+    "cnn": ("resolution", "activation_mb_per_sample", "activation_basis"),
+    "diffusion": ("resolution", "components", "activation_mb_per_sample", "activation_basis"),
+}
+
+_GPU_FIELD_NAMES = frozenset(f.name for f in fields(GPU))
+_MODEL_FIELD_NAMES = frozenset(f.name for f in fields(Model))
+assert _GPU_FIELD_NAMES == set(_GPU_FIELDS), "GPU dataclass and _GPU_FIELDS drifted"
+assert _MODEL_FIELD_NAMES == set(_MODEL_FIELDS), "Model dataclass and _MODEL_FIELDS drifted"
+
+
+def _entry_label(kind: str, raw: Any, index: int) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+        return f"{kind} '{raw['id'].strip()}'"
+    return f"{kind} #{index + 1}"
+
+
+def _check_fields(ctx: _Ctx, raw: Any, spec: Mapping[str, tuple[Checker, bool]], kind: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ctx.fail(None, f"each {kind} must be a mapping of field: value, got {_show(raw)}")
+    for key in raw:
+        if key not in spec:
+            raise ctx.fail(str(key), "unknown key (not in knowledge/SCHEMA.md)")
+    for key, (_, required) in spec.items():
+        if required and key not in raw:
+            raise ctx.fail(key, "missing required key")
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        checker, required = spec[key]
+        if value is None and not required:
+            continue  # an optional key written as null is the same as absent
+        out[key] = checker(ctx, key, value)
+    return out
+
+
+def _check_estimated(ctx: _Ctx, values: dict[str, Any], allowed: frozenset[str]) -> frozenset[str]:
+    names = values.get("estimated", ())
+    for i, n in enumerate(names):
+        if n not in allowed or n in ("id", "name", "aliases", "source", "estimated", "notes"):
+            raise ctx.fail(f"estimated[{i}]", f"names no estimable field: {_show(n)}")
+        if values.get(n) is None:
+            raise ctx.fail(f"estimated[{i}]", f"field {n!r} is marked estimated but has no value")
+    return frozenset(names)
+
+
+def _build_gpu(file: str, raw: Any, index: int) -> GPU:
+    ctx = _Ctx(file, _entry_label("gpu", raw, index))
+    v = _check_fields(ctx, raw, _GPU_FIELDS, "gpu")
+    if v.get("price_usd") is not None:
+        for key in ("price_date", "price_kind", "price_source"):
+            if key not in v:
+                raise ctx.fail(key, "required when price_usd is given")
+    else:
+        for key in ("price_date", "price_kind", "price_source"):
+            if key in v:
+                raise ctx.fail(key, "given without a price_usd")
+    if v["vendor"] == "nvidia" and v["software"] != "cuda":
+        raise ctx.fail("software", f"an nvidia card runs cuda, got {v['software']!r}")
+    if v["vendor"] == "amd" and v["software"] != "rocm":
+        raise ctx.fail("software", f"an amd card runs rocm, got {v['software']!r}")
+    v["estimated"] = _check_estimated(ctx, v, _GPU_FIELD_NAMES)
+    return GPU(**v)
+
+
+def _build_model(file: str, raw: Any, index: int) -> Model:
+    ctx = _Ctx(file, _entry_label("model", raw, index))
+    v = _check_fields(ctx, raw, _MODEL_FIELDS, "model")
+    for key in _KIND_REQUIRED[v["kind"]]:
+        if key not in v:
+            raise ctx.fail(key, f"required for kind {v['kind']!r}")
+    if ("activation_mb_per_sample" in v) != ("activation_basis" in v):
+        missing = "activation_basis" if "activation_mb_per_sample" in v else "activation_mb_per_sample"
+        raise ctx.fail(missing, "activation_mb_per_sample and activation_basis go together")
+    if "kv_heads" in v and "heads" in v and v["kv_heads"] > v["heads"]:
+        raise ctx.fail("kv_heads", f"must be <= heads ({v['heads']}), got {v['kv_heads']}")
+    if "default_seq_len" in v and "max_seq_len" in v and v["default_seq_len"] > v["max_seq_len"]:
+        raise ctx.fail(
+            "default_seq_len", f"must be <= max_seq_len ({v['max_seq_len']}), got {v['default_seq_len']}"
+        )
+    if "active_params" in v and v["active_params"] > v["params"]:
+        raise ctx.fail("active_params", f"must be <= params ({v['params']}), got {v['active_params']}")
+    if "experts_per_token" in v and "experts" in v and v["experts_per_token"] > v["experts"]:
+        raise ctx.fail(
+            "experts_per_token", f"must be <= experts ({v['experts']}), got {v['experts_per_token']}"
+        )
+    if "encoder_layers" in v and "decoder_layers" in v and "layers" in v:
+        total = v["encoder_layers"] + v["decoder_layers"]
+        if total != v["layers"]:
+            raise ctx.fail(
+                "layers", f"must equal encoder_layers + decoder_layers ({total}), got {v['layers']}"
+            )
+    v["estimated"] = _check_estimated(ctx, v, _MODEL_FIELD_NAMES)
+    if "components" in v:
+        v["components"] = tuple(v["components"])
+    return Model(**v)
+
+
+def _top_list(data: Any, display: str, key: str) -> list[Any]:
+    if not isinstance(data, dict):
+        raise KnowledgeError(display, f"must be a mapping with a top-level '{key}:' list")
+    for k in data:
+        if k != key:
+            raise KnowledgeError(display, "unknown top-level key", field=str(k))
+    items = data.get(key)
+    if not isinstance(items, list) or not items:
+        raise KnowledgeError(display, "must be a non-empty list", field=key)
+    return items
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+class Benchmarks:
+    """Read access to the measured tables of ``knowledge/benchmarks/*.yaml``.
+
+    A value of 0 means "did not fit / did not run" and is returned as such
+    (``MeasuredValue.does_not_fit``); ``None`` means "not measured".
+    """
+
+    def __init__(self, sets: list[BenchmarkSet]) -> None:
+        self._sets: dict[str, BenchmarkSet] = {s.id: s for s in sets}
+
+    # -- enumeration
+    def sets(self, kind: str | None = None) -> list[BenchmarkSet]:
+        return [s for s in self._sets.values() if kind is None or s.kind == kind]
+
+    def set(self, set_id: str) -> BenchmarkSet:
+        return self._sets[set_id]
+
+    def cells(self, set_id: str) -> list[tuple[str, str, float]]:
+        """All (model_id, gpu_id, value) of one set (KeyError on unknown set id)."""
+        return self._sets[set_id].cells()
+
+    def cell_count(self) -> int:
+        n = 0
+        for s in self._sets.values():
+            n += sum(len(row) for row in s.data.values())
+            n += sum(len(row) for row in s.by_vram.values())
+        return n
+
+    def __iter__(self) -> Iterator[BenchmarkSet]:
+        return iter(self._sets.values())
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    # -- lookups
+    @staticmethod
+    def _mv(s: BenchmarkSet, value: float, basis: str | None = None) -> MeasuredValue:
+        return MeasuredValue(
+            value=value,
+            unit=s.unit,
+            set_id=s.id,
+            source=s.source,
+            semantics=s.semantics,
+            precision=s.precision,
+            task=s.task,
+            basis=basis,
+        )
+
+    def _ranked(self, kind: str, precision: str | None = None) -> list[BenchmarkSet]:
+        # Broadest table first (most cards), then file order: a wide table gives the
+        # most consistent relative comparisons.
+        chosen = [
+            s
+            for s in self._sets.values()
+            if s.kind == kind and (precision is None or s.precision == precision)
+        ]
+        order = {s.id: i for i, s in enumerate(self._sets.values())}
+        return sorted(chosen, key=lambda s: (-len({g for row in s.data.values() for g in row}), order[s.id]))
+
+    def max_batch(self, model_id: str, gpu_id: str) -> MeasuredValue | None:
+        """Largest batch tried before out-of-memory (Lambda 2020 guide); 0 = does not fit."""
+        for s in self._ranked("max_batch"):
+            v = s.data.get(model_id, {}).get(gpu_id)
+            if v is not None:
+                return self._mv(s, v)
+        return None
+
+    def throughput(self, model_id: str, gpu_id: str, precision: str) -> MeasuredValue | None:
+        """Training images/s at ``precision`` ('fp32', 'fp16' or 'unstated'); 0 = did not run."""
+        for s in self._ranked("throughput", precision):
+            v = s.data.get(model_id, {}).get(gpu_id)
+            if v is not None:
+                return self._mv(s, v)
+        return None
+
+    def throughputs(self, model_id: str, gpu_id: str) -> list[MeasuredValue]:
+        """Every throughput cell for (model, gpu), all sets and precisions."""
+        return [
+            self._mv(s, s.data[model_id][gpu_id])
+            for s in self._sets.values()
+            if s.kind == "throughput" and gpu_id in s.data.get(model_id, {})
+        ]
+
+    def known_batch(
+        self,
+        model_id: str,
+        vram_gb: float,
+        precision: str = "fp32",
+        gpu_vram: Mapping[str, float] | None = None,
+    ) -> MeasuredValue | None:
+        """A batch size known to run for ``model_id`` on a card with ``vram_gb`` of memory.
+
+        Candidates: the batch-by-VRAM tiers (tier <= vram_gb) and the per-card
+        batch tables (cards whose VRAM <= vram_gb). Returns the largest such
+        batch, i.e. the strongest "known to run" lower bound; ``basis`` says
+        which tier or card it came from. ``gpu_vram`` (id -> GB) is supplied by
+        the catalog.
+        """
+        best: tuple[float, float, MeasuredValue] | None = None
+        for s in self._sets.values():
+            if s.kind != "known_batch" or s.precision != precision:
+                continue
+            for tier, batch in s.by_vram.get(model_id, {}).items():
+                if tier <= vram_gb + 1e-9:
+                    cand = (batch, tier, self._mv(s, batch, f"{tier:g} GB tier"))
+                    if best is None or cand[:2] > best[:2]:
+                        best = cand
+            if gpu_vram is not None:
+                for gpu_id, batch in s.data.get(model_id, {}).items():
+                    card_gb = gpu_vram.get(gpu_id)
+                    if card_gb is not None and card_gb <= vram_gb + 1e-9 and batch > 0:
+                        cand = (batch, card_gb, self._mv(s, batch, f"{gpu_id} ({card_gb:g} GB)"))
+                        if best is None or cand[:2] > best[:2]:
+                            best = cand
+        return best[2] if best else None
+
+
+_SET_FIELDS = {"id", "kind", "task", "precision", "unit", "semantics", "data", "by_vram", "source", "notes"}
+
+
+def _build_sets(
+    display: str, raw: Any, gpu_ids: Mapping[str, Any], model_ids: Mapping[str, Any], seen: dict[str, str]
+) -> list[BenchmarkSet]:
+    if not isinstance(raw, dict):
+        raise KnowledgeError(display, "must be a mapping with source, retrieved, sets")
+    for k in raw:
+        if k not in ("source", "retrieved", "sets", "notes"):
+            raise KnowledgeError(display, "unknown top-level key", field=str(k))
+    top = _Ctx(display)
+    file_source = _str(top, "source", raw.get("source"))
+    _str(top, "retrieved", raw.get("retrieved"))
+    if raw.get("notes") is not None:
+        _str(top, "notes", raw["notes"])
+    sets_raw = raw.get("sets")
+    if not isinstance(sets_raw, list) or not sets_raw:
+        raise KnowledgeError(display, "must be a non-empty list", field="sets")
+    out = []
+    for i, sr in enumerate(sets_raw):
+        ctx = _Ctx(display, _entry_label("set", sr, i))
+        if not isinstance(sr, dict):
+            raise ctx.fail(None, "each set must be a mapping")
+        for k in sr:
+            if k not in _SET_FIELDS:
+                raise ctx.fail(str(k), "unknown key (not in knowledge/SCHEMA.md)")
+        for k in ("id", "kind", "task", "precision", "unit", "semantics"):
+            if k not in sr:
+                raise ctx.fail(k, "missing required key")
+        set_id = _slug(ctx, "id", sr["id"])
+        if set_id in seen:
+            raise ctx.fail("id", f"duplicate set id (also in {seen[set_id]})")
+        seen[set_id] = display
+        kind = _enum(*BENCH_KINDS)(ctx, "kind", sr["kind"])
+        task = _enum(*BENCH_TASKS)(ctx, "task", sr["task"])
+        precision = _enum(*BENCH_PRECISIONS)(ctx, "precision", sr["precision"])
+        unit = _str(ctx, "unit", sr["unit"])
+        semantics = _enum(*BENCH_SEMANTICS)(ctx, "semantics", sr["semantics"])
+        source = _str(ctx, "source", sr["source"]) if sr.get("source") is not None else file_source
+        notes = _str(ctx, "notes", sr["notes"]) if sr.get("notes") is not None else None
+
+        data: dict[str, dict[str, float]] = {}
+        raw_data = sr.get("data")
+        if raw_data is not None:
+            if not isinstance(raw_data, dict):
+                raise ctx.fail("data", "must be a mapping model id -> gpu id -> value")
+            value_check = _nonneg_number if kind != "known_batch" else _pos_number
+            for model_id, row in raw_data.items():
+                if model_id not in model_ids:
+                    raise ctx.fail(f"data.{model_id}", f"unknown model id {str(model_id)!r}")
+                if not isinstance(row, dict) or not row:
+                    raise ctx.fail(f"data.{model_id}", "must be a non-empty mapping gpu id -> value")
+                clean: dict[str, float] = {}
+                for gpu_id, value in row.items():
+                    where = f"data.{model_id}.{gpu_id}"
+                    if gpu_id not in gpu_ids:
+                        raise ctx.fail(where, f"unknown gpu id {str(gpu_id)!r}")
+                    clean[gpu_id] = value_check(ctx, where, value)
+                    if kind in ("max_batch", "known_batch") and value != int(value):
+                        raise ctx.fail(where, f"a batch size must be a whole number, got {_show(value)}")
+                data[model_id] = clean
+
+        by_vram: dict[str, dict[float, float]] = {}
+        raw_bv = sr.get("by_vram")
+        if raw_bv is not None:
+            if kind != "known_batch":
+                raise ctx.fail("by_vram", "only known_batch sets have by_vram")
+            if not isinstance(raw_bv, dict):
+                raise ctx.fail("by_vram", "must be a mapping model id -> VRAM GB -> batch")
+            for model_id, row in raw_bv.items():
+                if model_id not in model_ids:
+                    raise ctx.fail(f"by_vram.{model_id}", f"unknown model id {str(model_id)!r}")
+                if not isinstance(row, dict) or not row:
+                    raise ctx.fail(f"by_vram.{model_id}", "must be a non-empty mapping VRAM GB -> batch")
+                bv_clean: dict[float, float] = {}
+                for tier, value in row.items():
+                    where = f"by_vram.{model_id}.{tier}"
+                    _pos_number(ctx, where, tier)
+                    bv_clean[tier] = _pos_int(ctx, where, value)
+                by_vram[model_id] = bv_clean
+        if not data and not by_vram:
+            raise ctx.fail("data", "a set needs data (or by_vram for known_batch)")
+        out.append(
+            BenchmarkSet(
+                id=set_id,
+                file=display,
+                kind=kind,
+                task=task,
+                precision=precision,
+                unit=unit,
+                semantics=semantics,
+                source=source,
+                data=types.MappingProxyType({k: types.MappingProxyType(v) for k, v in data.items()}),
+                by_vram=types.MappingProxyType({k: types.MappingProxyType(v) for k, v in by_vram.items()}),
+                notes=notes,
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- currencies
+
+
+def _build_currencies(display: str, raw: Any) -> dict[str, CurrencyRate]:
+    if not isinstance(raw, dict):
+        raise KnowledgeError(display, "must be a mapping with source, date, rates")
+    for k in raw:
+        if k not in ("source", "date", "rates", "notes"):
+            raise KnowledgeError(display, "unknown top-level key", field=str(k))
+    top = _Ctx(display)
+    source = _str(top, "source", raw.get("source"))
+    date: Any = raw.get("date")
+    if not isinstance(date, str) or not _YYYY_MM_DD.match(date):
+        # unquoted YAML dates load as datetime.date; accept those too
+        if hasattr(date, "isoformat") and _YYYY_MM_DD.match(date.isoformat()):
+            date = date.isoformat()
+        else:
+            raise top.fail("date", f"must be a YYYY-MM-DD date, got {_show(date)}")
+    rates = raw.get("rates")
+    if not isinstance(rates, list) or not rates:
+        raise KnowledgeError(display, "must be a non-empty list", field="rates")
+    out: dict[str, CurrencyRate] = {}
+    symbol_owner: dict[str, str] = {}
+    allowed = {"code", "usd_per_unit", "symbols", "source", "date", "estimated", "notes"}
+    for i, r in enumerate(rates):
+        label = (
+            f"rate '{r['code']}'"
+            if isinstance(r, dict) and isinstance(r.get("code"), str)
+            else f"rate #{i + 1}"
+        )
+        ctx = _Ctx(display, label)
+        if not isinstance(r, dict):
+            raise ctx.fail(None, "each rate must be a mapping")
+        for k in r:
+            if k not in allowed:
+                raise ctx.fail(str(k), "unknown key")
+        for k in ("code", "usd_per_unit", "symbols"):
+            if k not in r:
+                raise ctx.fail(k, "missing required key")
+        code = r["code"]
+        if not isinstance(code, str) or not _CURRENCY_CODE.match(code):
+            raise ctx.fail("code", f"must be a 3-letter upper-case ISO code, got {_show(code)}")
+        if code in out:
+            raise ctx.fail("code", "duplicate currency code")
+        usd = _pos_number(ctx, "usd_per_unit", r["usd_per_unit"])
+        symbols = _str_list(ctx, "symbols", r["symbols"])
+        for j, sym in enumerate(symbols):
+            key = normalise_name(sym)
+            if key in symbol_owner:
+                raise ctx.fail(f"symbols[{j}]", f"symbol {sym!r} already belongs to {symbol_owner[key]}")
+            symbol_owner[key] = code
+        est = r.get("estimated", [])
+        if est is True:
+            est = ["usd_per_unit"]
+        est_names = _str_list(ctx, "estimated", est) if est else ()
+        for j, n in enumerate(est_names):
+            if n != "usd_per_unit":
+                raise ctx.fail(f"estimated[{j}]", f"names no estimable field: {_show(n)}")
+        rate_date: Any = r.get("date", date)
+        if hasattr(rate_date, "isoformat"):
+            rate_date = rate_date.isoformat()
+        if not isinstance(rate_date, str) or not _YYYY_MM_DD.match(rate_date):
+            raise ctx.fail("date", f"must be a YYYY-MM-DD date, got {_show(rate_date)}")
+        rate_source = _str(ctx, "source", r["source"]) if r.get("source") is not None else source
+        out[code] = CurrencyRate(
+            code=code,
+            usd_per_unit=usd,
+            symbols=symbols,
+            date=rate_date,
+            source=rate_source,
+            estimated=bool(est_names),
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- catalog
+
+
+class Catalog:
+    """Everything in the knowledge directory, validated. Read-only."""
+
+    def __init__(
+        self,
+        directory: Path,
+        gpus: dict[str, GPU],
+        models: dict[str, Model],
+        benchmarks: Benchmarks,
+        currencies: dict[str, CurrencyRate],
+    ) -> None:
+        self.directory = directory
+        self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
+        self.models: Mapping[str, Model] = types.MappingProxyType(models)
+        self.benchmarks = _CatalogBenchmarks(benchmarks, {g.id: g.vram_gb for g in gpus.values()})
+        self.currencies: Mapping[str, CurrencyRate] = types.MappingProxyType(currencies)
+
+    def gpu(self, gpu_id: str) -> GPU:
+        return self.gpus[gpu_id]
+
+    def model(self, model_id: str) -> Model:
+        return self.models[model_id]
+
+    def names(self) -> dict[str, tuple[str, str]]:
+        """Normalised id/alias -> ("gpu" | "model", id). Unique by construction."""
+        out: dict[str, tuple[str, str]] = {}
+        for g in self.gpus.values():
+            for n in (g.id, *g.aliases):
+                out[normalise_name(n)] = ("gpu", g.id)
+        for m in self.models.values():
+            for n in (m.id, *m.aliases):
+                out[normalise_name(n)] = ("model", m.id)
+        return out
+
+    def summary(self) -> str:
+        priced = [g for g in self.gpus.values() if g.price_usd is not None]
+        missing = [g.id for g in self.gpus.values() if g.price_usd is None]
+        oldest = min((g.price_date for g in priced if g.price_date), default=None)
+        est_prices = sum(1 for g in priced if "price_usd" in g.estimated)
+        lines = [
+            f"knowledge: {self.directory}",
+            f"cards: {len(self.gpus)} ({sum(1 for g in self.gpus.values() if g.is_rocm)} ROCm)",
+            f"models: {len(self.models)}",
+            f"benchmark sets: {len(self.benchmarks)}, cells: {self.benchmarks.cell_count()}",
+            f"currencies: {len(self.currencies)} ({', '.join(self.currencies)})",
+            f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
+            f"cards missing a price: {', '.join(missing) if missing else 'none'}",
+        ]
+        return "\n".join(lines)
+
+
+class _CatalogBenchmarks(Benchmarks):
+    """Benchmarks bound to the catalog's card VRAM (for known_batch per-card tables)."""
+
+    def __init__(self, inner: Benchmarks, gpu_vram: Mapping[str, float]) -> None:
+        self._sets = inner._sets
+        self._gpu_vram = dict(gpu_vram)
+
+    def known_batch(
+        self,
+        model_id: str,
+        vram_gb: float,
+        precision: str = "fp32",
+        gpu_vram: Mapping[str, float] | None = None,
+    ) -> MeasuredValue | None:
+        return super().known_batch(
+            model_id, vram_gb, precision, gpu_vram if gpu_vram is not None else self._gpu_vram
+        )
+
+
+def _display(directory: Path, path: Path) -> str:
+    try:
+        rel = path.relative_to(directory)
+    except ValueError:
+        return str(path)
+    return f"{directory.name}/{rel.as_posix()}"
+
+
+def load_catalog(directory: Path | None = None) -> Catalog:
+    """Read and validate a knowledge directory (default: the package's ``knowledge/``).
+
+    Raises :class:`KnowledgeError` (one line: file, entry, field, problem) on the
+    first problem. Never reads the environment; see :func:`default_knowledge_dir`.
+    """
+    directory = Path(directory) if directory is not None else _package_knowledge_dir()
+    if not directory.is_dir():
+        raise KnowledgeError(str(directory), "knowledge directory does not exist")
+
+    names: dict[str, str] = {}  # normalised id/alias -> "gpu 'x'" / "model 'y'"
+
+    def claim(display: str, label: str, field: str, text: str) -> None:
+        key = normalise_name(text)
+        owner = names.get(key)
+        if owner is not None and owner != label:
+            raise KnowledgeError(display, f"{text!r} is already used by {owner}", entry=label, field=field)
+        names[key] = label
+
+    # gpus
+    gpus_path = directory / "gpus.yaml"
+    gdisp = _display(directory, gpus_path)
+    gpus: dict[str, GPU] = {}
+    for i, raw in enumerate(_top_list(_read_yaml(gpus_path, gdisp), gdisp, "gpus")):
+        g = _build_gpu(gdisp, raw, i)
+        label = f"gpu '{g.id}'"
+        if g.id in gpus:
+            raise KnowledgeError(gdisp, "duplicate gpu id", entry=label, field="id")
+        claim(gdisp, label, "id", g.id)
+        for j, a in enumerate(g.aliases):
+            claim(gdisp, label, f"aliases[{j}]", a)
+        gpus[g.id] = g
+
+    # models
+    models_path = directory / "models.yaml"
+    mdisp = _display(directory, models_path)
+    models: dict[str, Model] = {}
+    for i, raw in enumerate(_top_list(_read_yaml(models_path, mdisp), mdisp, "models")):
+        m = _build_model(mdisp, raw, i)
+        label = f"model '{m.id}'"
+        if m.id in models:
+            raise KnowledgeError(mdisp, "duplicate model id", entry=label, field="id")
+        claim(mdisp, label, "id", m.id)
+        for j, a in enumerate(m.aliases):
+            claim(mdisp, label, f"aliases[{j}]", a)
+        models[m.id] = m
+
+    # benchmarks
+    bench_dir = directory / "benchmarks"
+    sets: list[BenchmarkSet] = []
+    seen: dict[str, str] = {}
+    if bench_dir.is_dir():
+        for path in sorted(bench_dir.glob("*.yaml")):
+            bdisp = _display(directory, path)
+            sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
+
+    # currencies
+    cur_path = directory / "currencies.yaml"
+    cdisp = _display(directory, cur_path)
+    currencies = _build_currencies(cdisp, _read_yaml(cur_path, cdisp))
+
+    return Catalog(directory, gpus, models, Benchmarks(sets), currencies)
+
+
+@functools.lru_cache(maxsize=8)
+def get_catalog(directory: Path | None = None) -> Catalog:
+    """Cached :func:`load_catalog`."""
+    return load_catalog(directory)
