@@ -43,7 +43,9 @@ EXAMPLES = (
 )
 
 
-def answer(question: str | Query, context: Context | None = None, *, catalog: Catalog | None = None) -> Answer:
+def answer(
+    question: str | Query, context: Context | None = None, *, catalog: Catalog | None = None
+) -> Answer:
     """Answer a question (text, or a Query built by a slash command) in a conversation."""
     cat = catalog or get_catalog()
     if isinstance(question, Query):
@@ -122,8 +124,13 @@ def gb(x: float) -> str:
     return f"{v:.2f} GB" if v < 1 else f"{v:.1f} GB"
 
 
+def short_name(g: GPU) -> str:
+    return g.name.replace("GeForce ", "").replace("NVIDIA ", "").replace(" Generation", "")
+
+
 def card_label(g: GPU) -> str:
-    name = g.name.replace("GeForce ", "").replace("NVIDIA ", "")
+    """Short name with the VRAM, once: "RTX 3090 24 GB", "A100 PCIe 40 GB"."""
+    name = short_name(g)
     vram = f"{g.vram_gb:g} GB"
     return name if vram.replace(" ", "").lower() in name.replace(" ", "").lower() else f"{name} {vram}"
 
@@ -225,10 +232,10 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
     for m, g in pairs:
         e = recommend.fit_estimate(cat, m, g, q)
         entries.append(_fit_entry(cat, m, g, e))
-        count = f"{e.workload.num_gpus}x " if e.workload.num_gpus > 1 else ""
-        where = f"{count}{card_label(g)}"
-        per_card = " per card" if e.workload.num_gpus > 1 else ""
-        cap = f"{g.vram_gb:g} GB"
+        n = e.workload.num_gpus
+        where = f"{n}x {short_name(g)}" if n > 1 else short_name(g)
+        per_card = " per card" if n > 1 else ""
+        cap = f"{g.vram_gb:g} GB" + (" each" if n > 1 else "")
         if e.fits:
             v = f"Yes - {_task_phrase(m, e)} fits {where} ({cap}): about {gb(e.total)} used{per_card}."
         elif (e.max_batch_size or 0) >= 1 and q.batch_size:
@@ -249,6 +256,9 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             details.append(f"Largest batch{seq}{' on ' + card_label(g) if not single else ''}: {mbs}{src}.")
         if e.basis == "measured" and e.measured_note:
             basis.append(f"Max batch: {e.measured_note}; breakdown modelled.")
+        known = _known_to_run(cat, m, g, e)
+        if known:
+            details.append(known)
         if not e.fits:
             sugg = memory.suggest_changes(m, g, e, list(cat.gpus.values()))
             if sugg:
@@ -261,7 +271,9 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             full = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len)
             details.append(f"Full fine-tuning would need about {gb(full.total)}.")
         if g.software == "rocm":
-            details.append(f"{card_label(g)} runs PyTorch through ROCm, not CUDA: check your framework supports it.")
+            details.append(
+                f"{card_label(g)} runs PyTorch through ROCm, not CUDA: check your framework supports it."
+            )
         if single or not assumptions:
             assumptions.append(_assumption_line(e))
         for note in e.workload.notes:
@@ -282,6 +294,19 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         fit=tuple(entries),
         sources=_sources([*models, *gpus]),
     )
+
+
+def _known_to_run(cat: Catalog, m: Model, g: GPU, e: Estimate) -> str | None:
+    """Lambda's TensorFlow benchmark batch for this model at this card's VRAM, when the setting matches."""
+    w = e.workload
+    if w.task is Task.INFERENCE or w.method.value != "full" or w.num_gpus != 1 or w.resolution:
+        return None
+    prec = "fp32" if w.precision.value == "fp32" else "fp16"
+    gpu_vram = {gid: c.vram_gb for gid, c in cat.gpus.items()}
+    mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec, gpu_vram=gpu_vram)
+    if mv is None or mv.value <= 0:
+        return None
+    return f"Measured: Lambda's TensorFlow benchmark trained it at batch {mv.value:g} ({prec}, {mv.basis})."
 
 
 def _multi_verdict(entries: list[FitEntry], cat: Catalog) -> str:
@@ -400,8 +425,11 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
     measured = sum(1 for c, _ in r.picks if c.speed.basis == "measured")
     basis = [
         "Memory modelled (formulas: `help memory`); "
-        + (f"speed measured for {measured} of {len(r.picks)} cards, modelled for the rest." if measured else
-           "speed modelled from tensor TFLOPS and memory bandwidth, relative to the RTX 3090.")
+        + (
+            f"speed measured for {measured} of {len(r.picks)} cards, modelled for the rest."
+            if measured
+            else "speed modelled from tensor TFLOPS and memory bandwidth, relative to the RTX 3090."
+        )
     ]
     dates = sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})
     if dates:
@@ -431,7 +459,9 @@ def _workload_title(m: Model, w: memory.Workload) -> str:
 
 def _recommend_general(cat: Catalog, q: Query) -> Answer:
     """No model named: rank cards in budget across a representative workload set."""
-    pool = [g for g in cat.gpus.values() if g.price_usd and (q.budget_usd is None or g.price_usd <= q.budget_usd)]
+    pool = [
+        g for g in cat.gpus.values() if g.price_usd and (q.budget_usd is None or g.price_usd <= q.budget_usd)
+    ]
     if not pool:
         cheapest = min((g for g in cat.gpus.values() if g.price_usd), key=lambda g: g.price_usd or 0)
         return Answer(
@@ -528,9 +558,7 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
             mb = f", max batch {r.max_batch:,}" if r.max_batch else ""
             fit_s = f"fits{mb}" if r.fits else "does not fit"
         else:
-            fit_s = ", ".join(
-                f"{cat.models[mid].name} {'ok' if ok else 'no'}" for mid, ok, _ in r.per_model
-            )
+            fit_s = ", ".join(f"{cat.models[mid].name} {'ok' if ok else 'no'}" for mid, ok, _ in r.per_model)
         value = f"{r.value:.2f}x/$1k" if r.value else "n/a"
         details.append(
             f"{card_label(g)}: {g.vram_gb:g} GB | {fit_s} | {r.relative_speed or 0:.2f}x | "
@@ -555,7 +583,7 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
         batch = f", batch {q.batch_size}" if q.batch_size else ""
         assumptions = (f"Assumed: {res.workload.describe()}{batch}. {_change_hint(res.workload)}",)
     else:
-        assumptions = ("Assumed: typical workloads; add a model (\"... for llama 3 8b\") to compare on it.",)
+        assumptions = ('Assumed: typical workloads; add a model ("... for llama 3 8b") to compare on it.',)
     basis_kinds = {r.speed_basis for r in rows}
     basis = (
         "Speed relative to the RTX 3090: "
@@ -610,7 +638,9 @@ def _model_facts(cat: Catalog, m: Model) -> list[str]:
     if m.kind == "moe-decoder" and m.active_params:
         arch += f", {m.experts} experts ({m.experts_per_token} active, {m.active_params / 1e9:.1f}B active params)"
     if m.resolution:
-        arch += f", {m.resolution if isinstance(m.resolution, int) else 'x'.join(map(str, m.resolution))}px input"
+        arch += (
+            f", {m.resolution if isinstance(m.resolution, int) else 'x'.join(map(str, m.resolution))}px input"
+        )
     if m.components:
         arch += "; " + ", ".join(f"{c.name} {c.params / 1e9:.2f}B" for c in m.components)
     w16 = memory.estimate(m, None, task=Task.INFERENCE)
@@ -646,7 +676,9 @@ def _list(cat: Catalog, q: Query) -> Answer:
         return Answer(
             intent=Intent.LIST, query=q, verdict=f"I know {len(cat.models)} models:", details=details
         )
-    cards = [g for g in cat.gpus.values() if q.budget_usd is None or (g.price_usd and g.price_usd <= q.budget_usd)]
+    cards = [
+        g for g in cat.gpus.values() if q.budget_usd is None or (g.price_usd and g.price_usd <= q.budget_usd)
+    ]
     if q.budget_usd is not None:
         cards.sort(key=lambda g: g.price_usd or 0)
         verdict = f"{len(cards)} cards under ${q.budget_usd:,.0f}:"

@@ -55,6 +55,8 @@ Inference activations are transient: one block's working set,
 KV cache (inference): 2 * L_dec * kv * d * s * bytes per sample (K and V,
     every decoder block; 2 bytes in fp16/bf16, the usual cache precision also
     for int8/int4 weights). Grouped-query attention shrinks it by a/kv.
+    DeepSeek's multi-head latent attention caches ``kv_cache_dim`` values per
+    token per layer instead (576; DeepSeek-V2 paper, section 2.1).
 CNNs and diffusion pipelines: no closed form; each model carries
     ``activation_mb_per_sample`` (fp32 training for CNNs, fp16 inference for
     diffusion denoisers) at its native resolution, calibrated against
@@ -293,9 +295,7 @@ def resolve_workload(
     if optimizer is None:
         optimizer = Optimizer.ADAMW
     if grad_checkpointing is None:
-        grad_checkpointing = method is Method.QLORA or (
-            method is Method.LORA and model.kind in _GATED_KINDS
-        )
+        grad_checkpointing = method is Method.QLORA or (method is Method.LORA and model.kind in _GATED_KINDS)
     if fused_attention is None:
         fused_attention = True
     if seq_len is None and model.kind in TRANSFORMER_KINDS and model.default_seq_len:
@@ -464,7 +464,8 @@ def _terms(m: Model, w: Workload) -> _Terms:
             if m.kind != "encoder":
                 dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
                 kv_bytes = 4.0 if w.precision is Precision.FP32 else 2.0
-                kv = 2 * dec_layers * (m.kv_heads or a) * _head_dim(m) * s * kv_bytes
+                per_token = m.kv_cache_dim or 2 * (m.kv_heads or a) * _head_dim(m)
+                kv = dec_layers * per_token * s * kv_bytes
         act = per
     else:
         base = (m.activation_mb_per_sample or 0.0) * 1e6 * _res_factor(m, w.resolution)
@@ -521,7 +522,11 @@ def total_bytes(terms: _Terms, batch_per_card: float) -> float:
 
 
 def _overhead_fixed(t: _Terms) -> float:
-    return CUDA_CONTEXT_BYTES + STATE_FRACTION * (t.weights + t.gradients + t.optimizer) + ALLOC_FRACTION * t.act_fixed
+    return (
+        CUDA_CONTEXT_BYTES
+        + STATE_FRACTION * (t.weights + t.gradients + t.optimizer)
+        + ALLOC_FRACTION * t.act_fixed
+    )
 
 
 def _total(t: _Terms, b: float) -> float:
@@ -719,6 +724,7 @@ class Suggestion:
     gpu_id: str | None = None
     num_gpus: int = 1
     query_patch: dict[str, Any] | None = None  # Query fields to set to ask again with this change
+    parallelism: Parallelism | None = None
 
 
 def suggest_changes(
@@ -747,15 +753,19 @@ def suggest_changes(
         nw = replace(w, **kw)
         e = estimate(model, gpu, workload=nw)
         if e.total <= capacity and (e.max_batch_size or 0) >= 1:
-            out.append(Suggestion(change, round(e.total / GB, 1), True, gpu.id, nw.num_gpus, patch))
+            if nw.num_gpus > 1:
+                change += f" ({_PAR_NAMES[e.workload.parallelism].split(' (')[0]} over {nw.num_gpus} cards)"
+            out.append(
+                Suggestion(
+                    change, round(e.total / GB, 1), True, gpu.id, nw.num_gpus, patch, e.workload.parallelism
+                )
+            )
 
     if w.batch_size is not None and w.batch_size > 1 and (est.max_batch_size or 0) >= 1:
         b = est.max_batch_size or 1
         trial(f"batch {b}", {"batch_size": b}, batch_size=b)
     if w.trains and not w.grad_checkpointing:
         trial("with gradient checkpointing", {"grad_checkpointing": True}, grad_checkpointing=True)
-    if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
-        trial("at seq 512", {"seq_len": 512}, seq_len=512)
     if w.precision is Precision.FP32:
         trial("in mixed precision (bf16)", {"precision": "bf16"}, precision=Precision.BF16)
     if w.trains and w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
@@ -785,6 +795,8 @@ def suggest_changes(
         for p, label in ((Precision.INT8, "with 8-bit weights"), (Precision.INT4, "with 4-bit weights")):
             if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
                 trial(label, {"precision": str(p)}, precision=p)
+    if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
+        trial("at seq 512", {"seq_len": 512}, seq_len=512)
     # more identical cards
     if len(out) < limit:
         for n in (2, 4, 8):
@@ -796,16 +808,8 @@ def suggest_changes(
             nw = replace(w, num_gpus=n, parallelism=par)
             e = estimate(model, gpu, workload=nw)
             if e.fits and (e.max_batch_size or 0) >= 1:
-                out.append(
-                    Suggestion(
-                        f"{n}x {gpu.name} ({_PAR_NAMES[par].split(' (')[0]})",
-                        round(e.total / GB, 1),
-                        True,
-                        gpu.id,
-                        n,
-                        {"num_gpus": n},
-                    )
-                )
+                label = f"on {n} cards, {_PAR_NAMES[par].split(' (')[0]}"
+                out.append(Suggestion(label, round(e.total / GB, 1), True, gpu.id, n, {"num_gpus": n}, par))
                 break
     if gpus and len(out) < limit + 1:
         need = 1 if w.batch_size is None else w.batch_size
@@ -820,5 +824,7 @@ def suggest_changes(
                     best = (key, g, e)
         if best is not None:
             _, g, e = best
-            out.append(Suggestion(f"the smallest card that fits: {g.name}", round(e.total / GB, 1), True, g.id))
+            out.append(
+                Suggestion(f"the smallest card that fits: {g.name}", round(e.total / GB, 1), True, g.id)
+            )
     return out

@@ -8,7 +8,7 @@ the one-line reasons.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bot.core import memory, speed
@@ -56,7 +56,9 @@ def workload_for(model: Model, q: Query) -> Workload:
     )
 
 
-def _measured_batch(catalog: Catalog, model: Model, gpu: GPU, w: Workload, q: Query) -> tuple[int, str] | None:
+def _measured_batch(
+    catalog: Catalog, model: Model, gpu: GPU, w: Workload, q: Query
+) -> tuple[int, str] | None:
     """The 2020 guide's measured max batch, when the question matches its setting."""
     if (
         w.task is not Task.TRAINING
@@ -144,13 +146,13 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
     cands = _candidates(catalog, model, w, need, ref)
-    priced = [c for c in cands if c.price is not None]
+    priced = [c for c in cands if buyable(c.gpu)]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
-    best_value = max(fitting, key=lambda c: (c.value or 0), default=None)
+    best_value = max(fitting, key=lambda c: c.value or 0, default=None)
 
     picks: list[tuple[Candidate, str]] = []
     if budget is not None:
@@ -183,7 +185,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
 
     fix = fix_card = None
     if budget is not None and not in_budget:
-        fix, fix_card = _fix_for_budget(catalog, model, w, q, budget, ref)
+        fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
     notes: list[str] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
         notes.append("AMD cards run PyTorch through ROCm: most models work, some CUDA-only kernels do not.")
@@ -225,22 +227,108 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
     return "; ".join(bits)
 
 
+def budget_changes(
+    model: Model, w: Workload, need: int
+) -> list[tuple[str, dict[str, object], Workload, int]]:
+    """Changes a user can make, cheapest to their goals first: (label, query patch, workload, batch)."""
+    out: list[tuple[str, dict[str, object], Workload, int]] = []
+    P = Precision
+    if not w.trains:
+        for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
+            if memory._WEIGHT_BYTES[p] < memory._WEIGHT_BYTES[w.precision]:
+                out.append((label, {"precision": p.value}, replace(w, precision=p), need))
+    else:
+        if not w.grad_checkpointing:
+            out.append(
+                (
+                    "with gradient checkpointing",
+                    {"grad_checkpointing": True},
+                    replace(w, grad_checkpointing=True),
+                    need,
+                )
+            )
+        if w.precision is P.FP32:
+            out.append(("in mixed precision", {"precision": "bf16"}, replace(w, precision=P.BF16), need))
+        if w.method is Method.FULL and model.kind in memory.TRANSFORMER_KINDS:
+            out.append(
+                (
+                    "with LoRA",
+                    {"method": "lora"},
+                    replace(
+                        w,
+                        method=Method.LORA,
+                        task=Task.FINETUNE,
+                        lora_rank=memory.LORA_RANK,
+                        grad_checkpointing=True,
+                        precision=P.BF16,
+                    ),
+                    need,
+                )
+            )
+        if w.method is not Method.QLORA and model.kind in memory.TRANSFORMER_KINDS:
+            out.append(
+                (
+                    "with QLoRA",
+                    {"method": "qlora"},
+                    replace(
+                        w,
+                        method=Method.QLORA,
+                        task=Task.FINETUNE,
+                        lora_rank=memory.QLORA_RANK,
+                        grad_checkpointing=True,
+                        precision=P.INT4,
+                        seq_len=min(w.seq_len or memory.QLORA_SEQ_LEN, memory.QLORA_SEQ_LEN),
+                    ),
+                    need,
+                )
+            )
+    if w.seq_len and w.seq_len > 512 and model.kind in memory.TRANSFORMER_KINDS:
+        out.append(("at seq 512", {"seq_len": 512}, replace(w, seq_len=512), need))
+    if need > 1:
+        out.append(
+            (
+                "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1",
+                {"batch_size": 1},
+                w,
+                1,
+            )
+        )
+    return out
+
+
 def _fix_for_budget(
-    catalog: Catalog, model: Model, w: Workload, q: Query, budget: float, ref: GPU
+    catalog: Catalog, model: Model, w: Workload, need: int, budget: float, ref: GPU
 ) -> tuple[memory.Suggestion | None, Candidate | None]:
-    """The cheapest change that makes some card within budget work."""
-    affordable = [g for g in catalog.gpus.values() if g.price_usd and g.price_usd * w.num_gpus <= budget]
+    """The cheapest change that makes some card within budget work, and the fastest such card."""
+    affordable = [
+        g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= budget
+    ]
     if not affordable:
         return None, None
-    best_card = max(affordable, key=lambda g: (g.vram_gb, -(g.price_usd or 0)))
-    est = memory.estimate(model, best_card, workload=w)
-    for s in memory.suggest_changes(model, best_card, est, limit=4):
-        if s.gpu_id == best_card.id and s.num_gpus == w.num_gpus:
-            sp = speed.relative_speed(model, best_card, w.precision, task=w.task, catalog=catalog, reference=ref)
-            price = (best_card.price_usd or 0) * w.num_gpus
-            cand = Candidate(best_card, 0, True, sp, price, sp.relative / (price / 1000.0), s.total_gb)
-            return s, cand
+    splits = w.parallelism.value in ("data", "sharded")
+    for label, patch, nw, b in budget_changes(model, w, need):
+        terms = memory.profile(model, nw)
+        b_card = math.ceil(b / nw.num_gpus) if splits else b
+        ok = []
+        for g in affordable:
+            per_card = memory.max_batch_per_card(terms, g)
+            if (per_card * nw.num_gpus if splits else per_card) >= b:
+                sp = speed.relative_speed(
+                    model, g, nw.precision, task=nw.task, catalog=catalog, reference=ref
+                )
+                ok.append((sp, g))
+        if ok:
+            sp, g = max(ok, key=lambda t: (t[0].relative, -(t[1].price_usd or 0)))
+            total_gb = memory.total_bytes(terms, b_card) / GB
+            price = (g.price_usd or 0) * nw.num_gpus
+            cand = Candidate(g, b, True, sp, price, sp.relative / (price / 1000.0), total_gb)
+            return memory.Suggestion(label, round(total_gb, 1), True, g.id, nw.num_gpus, patch), cand
     return None, None
+
+
+def buyable(g: GPU) -> bool:
+    """Priced and sold as a card a person can put in a workstation (not SXM/OAM server modules)."""
+    return bool(g.price_usd) and getattr(g, "form_factor", "pcie") == "pcie"
 
 
 @dataclass(frozen=True)
