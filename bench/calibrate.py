@@ -66,7 +66,9 @@ def report(cat: Catalog, act: dict[str, float] | None = None) -> dict[str, float
         if meas == 0:
             ok = pred == 0
             bad_zero += not ok
-            lines.append(f"  {mid:13} {gid:16} measured 0 (does not fit) predicted {pred} {'ok' if ok else 'WRONG'}")
+            lines.append(
+                f"  {mid:13} {gid:16} measured 0 (does not fit) predicted {pred} {'ok' if ok else 'WRONG'}"
+            )
             continue
         r = pred / meas
         ratios.append(r)
@@ -208,8 +210,11 @@ def speed_report(cat: Catalog, alpha: float | None = None, tf32: float | None = 
                         ref, m, Task.TRAINING, prec
                     )
                     errs.append(abs(math.log(modelled / measured)))
-        return {"cells": len(errs), "median_err": math.exp(statistics.median(errs)) - 1,
-                "p90_err": math.exp(sorted(errs)[int(0.9 * len(errs))]) - 1}
+        return {
+            "cells": len(errs),
+            "median_err": math.exp(statistics.median(errs)) - 1,
+            "p90_err": math.exp(sorted(errs)[int(0.9 * len(errs))]) - 1,
+        }
     finally:
         speed.ALPHA.clear()
         speed.ALPHA.update(old_alpha)

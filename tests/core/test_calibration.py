@@ -52,7 +52,9 @@ def test_guide_max_batch_table(cat):
     within = sum(0.75 <= r <= 2.5 for r in ratios) / len(ratios)
     outside = [line for line, r in zip(lines, ratios, strict=True) if not 0.5 <= r <= 4]
     median = statistics.median(ratios)
-    print(f"\n2020 guide max batch: {len(ratios)} cells, {within:.0%} within 0.75-2.5x, median ratio {median:.2f}")
+    print(
+        f"\n2020 guide max batch: {len(ratios)} cells, {within:.0%} within 0.75-2.5x, median ratio {median:.2f}"
+    )
     assert not zero_wrong, zero_wrong
     assert within >= 0.80, "\n".join(lines)
     assert not outside, outside
@@ -62,7 +64,9 @@ def test_known_to_run_batches_are_not_underpredicted(cat):
     low, n = [], 0
     for s in cat.benchmarks.sets("known_batch"):
         prec = Precision.FP16 if s.precision == "fp16" else Precision.FP32
-        cells = [(mid, f"{v:g} GB tier", float(v), b) for mid, row in s.by_vram.items() for v, b in row.items()]
+        cells = [
+            (mid, f"{v:g} GB tier", float(v), b) for mid, row in s.by_vram.items() for v, b in row.items()
+        ]
         cells += [(mid, gid, cat.gpu(gid).vram_gb, b) for mid, gid, b in s.cells() if b > 0]
         for mid, label, vram, known in cells:
             n += 1

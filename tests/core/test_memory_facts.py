@@ -23,7 +23,9 @@ def test_7b_fp16_weights_are_13_to_14_5_gb(cat, mid):
 
 @pytest.mark.parametrize("mid", ["llama-2-7b", "mistral-7b"])
 def test_7b_full_finetune_mixed_adam_needs_over_100_gb(cat, mid):
-    e = memory.estimate(cat.model(mid), None, task=Task.FINETUNE, method=Method.FULL, precision=Precision.BF16)
+    e = memory.estimate(
+        cat.model(mid), None, task=Task.FINETUNE, method=Method.FULL, precision=Precision.BF16
+    )
     # ZeRO: 16 bytes/param before activations
     assert (e.weights + e.gradients + e.optimizer) / cat.model(mid).params == pytest.approx(16.0)
     assert e.total / GB > 100
@@ -46,13 +48,19 @@ def test_70b_fp16_inference_does_not_fit_one_80gb_card(cat, mid):
 
 def test_70b_fp16_inference_fits_two_80gb_cards_tensor_parallel(cat):
     e = memory.estimate(
-        cat.model("llama-2-70b"), cat.gpu("a100-80gb"), task=Task.INFERENCE, num_gpus=2,
+        cat.model("llama-2-70b"),
+        cat.gpu("a100-80gb"),
+        task=Task.INFERENCE,
+        num_gpus=2,
         parallelism=Parallelism.TENSOR,
     )
     assert e.fits
     # but data parallel never adds VRAM together
     e_dp = memory.estimate(
-        cat.model("llama-2-70b"), cat.gpu("a100-80gb"), task=Task.INFERENCE, num_gpus=2,
+        cat.model("llama-2-70b"),
+        cat.gpu("a100-80gb"),
+        task=Task.INFERENCE,
+        num_gpus=2,
         parallelism=Parallelism.DATA,
     )
     assert not e_dp.fits
@@ -66,10 +74,12 @@ def test_kv_cache_matches_the_gqa_formula(cat):
 
 def test_attention_is_quadratic_without_fused_kernel(cat):
     m = cat.model("bert-large")
+
     def act(s, fused):
         return memory.estimate(
             m, None, task=Task.TRAINING, seq_len=s, batch_size=1, fused_attention=fused
         ).activations
+
     # the quadratic term: quadrupling s adds more than 4x the linear growth
     assert act(2048, False) / act(512, False) > 4.5
     assert act(2048, True) / act(512, True) < 4.5
