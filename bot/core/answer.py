@@ -472,8 +472,8 @@ def _recommend_general(cat: Catalog, q: Query) -> Answer:
             suggestions=q.suggestions,
             choices=q.choices,
         )
-    res = recommend.compare(cat, pool, None, q)
-    rows = sorted(res.rows, key=lambda r: -(r.relative_speed or 0))
+    by_id = recommend.representative_rows(cat)
+    rows = sorted((by_id[g.id] for g in pool), key=lambda r: -(r.relative_speed or 0))
     fastest = rows[0]
     best_value = max(rows, key=lambda r: r.value or 0)
     most_mem = max(rows, key=lambda r: (r.gpu.vram_gb, r.relative_speed or 0))

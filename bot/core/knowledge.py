@@ -607,6 +607,7 @@ class Benchmarks:
 
     def __init__(self, sets: list[BenchmarkSet]) -> None:
         self._sets: dict[str, BenchmarkSet] = {s.id: s for s in sets}
+        self._rank_cache: dict[tuple[str, str | None], list[BenchmarkSet]] = {}
 
     # -- enumeration
     def sets(self, kind: str | None = None) -> list[BenchmarkSet]:
@@ -648,7 +649,14 @@ class Benchmarks:
 
     def _ranked(self, kind: str, precision: str | None = None) -> list[BenchmarkSet]:
         # Broadest table first (most cards), then file order: a wide table gives the
-        # most consistent relative comparisons.
+        # most consistent relative comparisons. Sets never change: rank once per key.
+        key = (kind, precision)
+        hit = self._rank_cache.get(key)
+        if hit is None:
+            hit = self._rank_cache[key] = self._rank(kind, precision)
+        return hit
+
+    def _rank(self, kind: str, precision: str | None) -> list[BenchmarkSet]:
         chosen = [
             s
             for s in self._sets.values()
@@ -949,7 +957,7 @@ class _CatalogBenchmarks(Benchmarks):
     """Benchmarks bound to the catalog's card VRAM (for known_batch per-card tables)."""
 
     def __init__(self, inner: Benchmarks, gpu_vram: Mapping[str, float]) -> None:
-        self._sets = inner._sets
+        super().__init__(list(inner._sets.values()))
         self._gpu_vram = dict(gpu_vram)
 
     def known_batch(

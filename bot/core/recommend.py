@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from bot.core import memory, speed
 from bot.core.memory import GB, Estimate, Workload
-from bot.core.types import Method, Precision, Query, Task
+from bot.core.types import Intent, Method, Precision, Query, Task
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
@@ -128,10 +128,13 @@ def _candidates(catalog: Catalog, model: Model, w: Workload, need: int, ref: GPU
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     out: list[Candidate] = []
+    ref_score = speed.modelled_score(ref, model, w.task, w.precision)
     for g in catalog.gpus.values():
         per_card = memory.max_batch_per_card(terms, g)
         mb = per_card * w.num_gpus if splits else per_card
-        sp = speed.relative_speed(model, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+        sp = speed.relative_speed(
+            model, g, w.precision, task=w.task, catalog=catalog, reference=ref, ref_score=ref_score
+        )
         price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
         b_card = math.ceil(need / w.num_gpus) if splits else need
@@ -349,6 +352,19 @@ class CompareResult:
     model: Model | None
     workload: Workload | None
     representative: tuple[str, ...] = ()
+
+
+_REP_CACHE: dict[int, tuple[Catalog, dict[str, CompareRow]]] = {}
+
+
+def representative_rows(catalog: Catalog) -> dict[str, CompareRow]:
+    """Every card's row over the representative workloads; computed once per catalog."""
+    hit = _REP_CACHE.get(id(catalog))
+    if hit is None or hit[0] is not catalog:
+        res = compare(catalog, list(catalog.gpus.values()), None, Query(intent=Intent.RECOMMEND))
+        hit = (catalog, {r.gpu.id: r for r in res.rows})
+        _REP_CACHE[id(catalog)] = hit
+    return hit[1]
 
 
 def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) -> CompareResult:

@@ -127,6 +127,7 @@ def relative_speed(
     task: Task = Task.TRAINING,
     catalog: Catalog | None = None,
     reference: GPU | None = None,
+    ref_score: float | None = None,
 ) -> Speed:
     """Speed of ``gpu`` relative to the reference card, for ``model`` run as ``task``.
 
@@ -140,7 +141,7 @@ def relative_speed(
             raise ValueError("relative_speed needs a reference card or a catalog")
         reference = catalog.gpu(REFERENCE_GPU)
     mine = modelled_score(gpu, model, task, precision)
-    ref_score = modelled_score(reference, model, task, precision)
+    ref_score = ref_score if ref_score is not None else modelled_score(reference, model, task, precision)
     modelled = mine / ref_score
 
     unit_value: float | None = None
