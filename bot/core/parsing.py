@@ -1,0 +1,827 @@
+"""Question text -> :class:`~bot.core.types.Query` (what was asked, before defaults).
+
+``parse(text, catalog=None, context=None)`` never raises and handles any
+string quickly: names are found by :class:`~bot.core.matching.Matcher` (exact
+keys first, typo correction only for unknown words); everything else is a
+handful of precompiled regexes over the normalised text, run once each.
+
+Pipeline (each step blanks what it consumed, so a later step cannot misread
+it: a card number is never a budget, "8k context" is never $8,000):
+
+1. normalise (NFKC, lowercase, control characters -> spaces);
+2. cards and models (:meth:`Matcher.mentions`), then blank them;
+3. sequence length, batch size, card counts ("2x", "dual", "two 4090s");
+4. budget and currency (converted with ``catalog.currencies``, with a note);
+5. precision, task, method, and the few training knobs (optimizer, ...);
+6. intent from the entities found plus intent words (English and Chinese);
+7. variant families: ask back when the variant changes the answer;
+8. follow-ups merge with ``context.last``.
+
+Decisions worth knowing:
+
+* "mixed precision" / "amp" -> fp16 (bf16 is as common on Ampere and newer,
+  but fp16 mixed precision runs on every card with tensor cores and costs the
+  same memory; the engine may still prefer bf16 when the card supports it).
+* A bare amount in a Chinese question ("预算5000") is taken as CNY when the
+  currency table has CNY: Chinese users mean yuan; an explicit "美元" is USD.
+* ``¥`` means CNY in a question containing Chinese, JPY otherwise, when the
+  rate table claims it for both.
+* A follow-up is only merged with the previous query when the text names no
+  model and looks like a follow-up (starts with "and", "what about", "how
+  about", "with", "in", "under", "same", "then", or has no intent words);
+  the explicit openers ("what about", "how about", "and", "same") also
+  merge when they name a model ("what about llama 3 70b?"): the model then
+  replaces the previous one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
+from bot.core.types import Choice, Context, Intent, Method, Optimizer, Parallelism, Precision, Query, Task
+
+__all__ = ["parse", "MAX_TEXT"]
+
+log = logging.getLogger(__name__)
+
+#: Longer input is cut (Discord messages are at most 4,000 characters).
+MAX_TEXT = 4000
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    # ASCII mode: \b and \w treat Chinese characters as non-word, so "预算800" and
+    # "最大batch" still have word boundaries around the ASCII parts.
+    return re.compile(pattern, re.ASCII)
+
+
+_CJK_RE = _rx(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+# ----------------------------------------------------------------- intents
+_HELP_RE = _rx(
+    r"^\W*(help|commands?|usage|hi|hello|hey|start|about|\?+)\W*$|what can you do|what do you do|what can i ask|"
+    r"how (?:do|does|can) (?:i|this|you) (?:use|work)|how to use|who are you|what are you|what is this bot|"
+    r"你能做什么|你会什么|帮助|怎么用|如何使用|你是谁"
+)
+_LIST_RE = _rx(
+    r"\b(?:which|what)\b[^.?!]{0,30}\b(?:cards|gpus|models|networks|llms)\b[^.?!]{0,30}"
+    r"\b(?:do you|can you|are (?:there|supported|available|in)|you (?:know|support|have|cover))|"
+    r"\blist\b[^.?!]{0,20}\b(?:cards|gpus|models|llms|networks|graphics)\b|"
+    r"\b(?:show|tell)(?: me)?(?: all)?(?: the)?(?: your)? (?:cards|gpus|models|llms)\b|"
+    r"\ball (?:the |your )?(?:cards|gpus|models|llms)\b|"
+    r"^\W*(?:all |the )?(?:cards|gpus|graphics cards|models)\W*$|"
+    r"^\W*(?:list |show(?: me)? )?(?:all )?(?:the )?(?:cards|gpus|graphics cards)\s+(?:under|below|less than|<|cheaper than|between)|"
+    r"支持哪些|有哪些(?:显卡|模型|卡)|知道哪些|哪些(?:显卡|模型)|列出"
+)
+_LIST_MODELS_RE = _rx(r"\bmodels?\b|\bnetworks?\b|\bllms?\b|模型")
+_COMPARE_RE = _rx(
+    r"\bvs\b|\bv\.s\.?|\bversus\b|\bcompar|\bbetter\b|\bfaster\b|\bdifference\b|\bor\b|\bagainst\b|"
+    r"对比|比较|哪个好|哪个更|还是|区别|相比"
+)
+_FIT_RE = _rx(
+    r"\bfits?\b|\bfitting\b|\bcan (?:i|it|a|an|the|my|one|two|\d|we|you|[a-z0-9-]+ (?:run|train|handle|fit|fine))|"
+    r"\bwill (?:it|a|an|the|my|this|that)\b|\bwould (?:it|a|an|the|my)\b|\benough\b|"
+    r"\b(?:max(?:imum)?|largest|biggest|highest) batch|\bhow much (?:vram|memory|gpu memory|ram)\b|"
+    r"\bneed(?:s|ed)?\b|\brequire|\bable to\b|\bhandle\b|\bout of memory\b|\boom\b|\bpossible\b|\bis it ok\b|"
+    r"能跑|能不能|可以跑|跑得动|跑得了|能否|够不够|够吗|够用|装得下|放得下|需要多少|最大\s*batch|最大批|能训练|能微调|可以训练"
+)
+_FIT_STRONG_RE = _rx(
+    r"\bfits?\b|\bfitting\b|\b(?:max(?:imum)?|largest|biggest|highest) batch|\benough\b|\boom\b|\bout of memory\b|"
+    r"\bcan (?:i|it|we|you|a|an|the|my)\b[^.?!]{0,40}\b(?:run|train|fine|handle|serve|load|use)|"
+    r"\bwill it\b|能跑|装得下|放得下|够不够|够吗|最大\s*batch|最大批"
+)
+_INFO_RE = _rx(
+    r"\bspecs?\b|\bspecifications?\b|\bprices?\b|\bcosts?\b|\bhow much (?:does|is|are|do|for)\b|"
+    r"\bhow (?:big|large|many param|many parameter|fast|old|new)|\bparam(?:eter)?s?\b|\bsize of\b|\btflops\b|"
+    r"\bperformance\b|\bbandwidth\b|\btdp\b|\bpower\b|\bwatts?\b|\btell me about\b|\bwhat(?: is|'s| s|s)\b|"
+    r"\binfo(?:rmation)?\b|\bdetails?\b|\bvram\b|\bmemory\b|\breleased?\b|\barchitecture\b|\bmsrp\b|"
+    r"多少钱|价格|规格|参数|多大|显存多少|介绍|性能|功耗|带宽"
+)
+_RECOMMEND_RE = _rx(
+    r"\b(?:what|which|best|good|recommended?|cheapest|ideal|right|suitable|budget|decent|affordable)\b"
+    r"[^.?!]{0,25}\b(?:gpus?|cards?|graphics|hardware|setup|rig|one to (?:buy|get))\b|"
+    r"\brecommend|\bsuggest|\bshould i (?:buy|get|pick|choose|go for)\b|\b(?:gpus?|cards?) for\b|"
+    r"\bwhat (?:to|should i|do i) (?:buy|get)\b|\bbuy\b|\bupgrade|\bpurchase\b|\badvice\b|"
+    r"用什么|推荐|买什么|选什么|哪张|哪款|什么显卡|什么卡|哪个显卡|该买|配什么|买哪"
+)
+_FOLLOWUP_OPENER_RE = _rx(
+    r"^\W*(?:and|what about|how about|with|in|under|below|same|then|also|now|ok(?:ay)?|but|using|at)\b|^\W*那|^\W*如果|^\W*换成|^\W*用"
+)
+_FOLLOWUP_STRONG_RE = _rx(r"^\W*(?:and|what about|how about|same|then)\b|^\W*那")
+
+# ----------------------------------------------------------------- task etc.
+_FINETUNE_RE = _rx(
+    r"\bfine[\s-]?tun(?:e|es|ing)\b|\bfinetun(?:e|es|ing)\b|\bft\b|\bq?lora\b|\bsft\b|\bpeft\b|微调|精调"
+)
+_FINETUNED_RE = _rx(r"\bfine[\s-]?tuned\b|\bfinetuned\b")
+_TRAIN_RE = _rx(r"\btrain(?:s|ing|able)?\b|\bpre-?train(?:s|ing)?\b|\bfrom scratch\b|训练")
+_INFER_RE = _rx(
+    r"\brun(?:s|ning)?\b|\bserv(?:e|es|ing)\b|\binferenc(?:e|ing)\b|\binfer\b|\bdeploy(?:s|ing|ment)?\b|"
+    r"\bgenerat(?:e|es|ing|ion)\b|\bchat(?:ting)? with\b|\bhost(?:s|ing)?\b|\bload\b|\bprediction\b|\bpredict\b|"
+    r"推理|部署|跑|运行|生成"
+)
+_METHOD_RES: tuple[tuple[re.Pattern[str], Method], ...] = (
+    (_rx(r"\bq-?lora\b"), Method.QLORA),
+    (_rx(r"\blora\b"), Method.LORA),
+    (
+        _rx(
+            r"\bfull(?:[\s-]+(?:parameter|param|model|weights?))?[\s-]+(?:fine[\s-]?tun\w*|finetun\w*|ft|training|train)\b|"
+            r"\bfull[\s-]param(?:eter)?s?\b|全参|全量"
+        ),
+        Method.FULL,
+    ),
+)
+_PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
+    (_rx(r"\bbf16\b|\bbfloat\s?16\b|\bbf-16\b"), Precision.BF16),
+    (_rx(r"\bfp8\b|\bfloat8\b|\bfp-8\b|\be4m3\b"), Precision.FP8),
+    (
+        _rx(
+            r"\bint4\b|\bint-4\b|\b4[\s-]?bits?\b|\bq4(?:_\w+)?\b|\bnf4\b|\bgptq\b|\bawq\b|\bexl2\b|4位|4比特|四位"
+        ),
+        Precision.INT4,
+    ),
+    (
+        _rx(
+            r"\bint8\b|\bint-8\b|\b8[\s-]?bits?\b(?![\s-]*adam)|\bq8(?:_\w+)?\b|\bllm\.int8\b|8位|8比特|八位"
+        ),
+        Precision.INT8,
+    ),
+    (
+        _rx(
+            r"\bfp16\b|\bfloat\s?16\b|\bfp-16\b|\bhalf(?:[\s-]precision)?\b|\bmixed[\s-]precision\b|\bamp\b|"
+            r"\b16[\s-]?bits?\b|半精度|混合精度"
+        ),
+        Precision.FP16,
+    ),
+    (
+        _rx(
+            r"\bfp32\b|\bfloat\s?32\b|\bfp-32\b|\bfull[\s-]precision\b|\bsingle[\s-]precision\b|\b32[\s-]?bits?\b|"
+            r"全精度|单精度"
+        ),
+        Precision.FP32,
+    ),
+)
+_OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
+    (_rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badam[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"), Optimizer.ADAM8BIT),
+    (_rx(r"\badam\w*\b"), Optimizer.ADAMW),
+    (_rx(r"\bsgd\b"), Optimizer.SGD),
+)
+_PARALLEL_RES: tuple[tuple[re.Pattern[str], Parallelism], ...] = (
+    (_rx(r"\bfsdp\b|\bzero[\s-]?3\b|\bdeepspeed\b|\bshard(?:ed|ing)\b"), Parallelism.SHARDED),
+    (_rx(r"\btensor[\s-]parallel\w*|\btp\s?=\s?\d"), Parallelism.TENSOR),
+    (_rx(r"\bpipeline[\s-]parallel\w*"), Parallelism.PIPELINE),
+    (_rx(r"\bddp\b|\bdata[\s-]parallel\w*"), Parallelism.DATA),
+)
+_CKPT_NO_RE = _rx(r"\b(?:without|no|disable[ds]?|w/o)\s+(?:gradient |grad |activation )?checkpointing\b")
+_CKPT_RE = _rx(r"\b(?:gradient|grad|activation)[\s-]checkpointing\b|\bcheckpointing\b")
+_FLASH_RE = _rx(r"\bflash[\s-]?att(?:ention|n)?\b|\bsdpa\b|\bxformers\b|\bfused attention\b")
+
+# ----------------------------------------------------------------- numbers
+_NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_SEQ_RES = (
+    _rx(
+        r"\b(?:seq(?:uence)?|max)?[\s_-]*(?:len(?:gth)?|seq(?:uence)?)\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|\bcontext(?:[\s-](?:length|window|size|len))?\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|\bctx\s*(?:=|:)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|(?:上下文|序列长度|长度)\s*(\d+(?:\.\d+)?)\s*(k)?"
+    ),
+    _rx(
+        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
+    ),
+)
+_BATCH_RES = (
+    _rx(
+        r"\b(?:micro[\s-]?)?(?:mini[\s-]?)?batch(?:[\s_-]?size)?\s*(?:of|=|:|is|to|at)?\s*(\d+)\b|\bbs\s*(?:=|:|of)?\s*(\d+)\b"
+        r"|(?:批大小|批量|批次)\s*(\d+)"
+    ),
+    _rx(r"\b(\d+)\s*(?:samples|images|sequences)?\s*(?:per|a|each)\s*batch\b|\b(\d+)[\s-]*batch\b"),
+)
+_WORD_NUM = {
+    "one": 1,
+    "single": 1,
+    "two": 2,
+    "dual": 2,
+    "double": 2,
+    "pair": 2,
+    "three": 3,
+    "triple": 3,
+    "four": 4,
+    "quad": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "两": 2,
+    "二": 2,
+    "双": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "八": 8,
+    "十": 10,
+}
+_WORDS = r"one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight|ten|twelve|sixteen"
+_COUNT_BEFORE_RE = _rx(
+    r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,3})\s+(?:of\s+)?(?:the\s+)?|"
+    rf"\b(?:a\s+)?(pair) of\s+(?:the\s+)?|\b({_WORDS})(?:[\s-]+(?:of\s+)?(?:the\s+)?|\s*x\s*)|"
+    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块|个|卡)?\s*)$"
+)
+_COUNT_AFTER_RE = _rx(
+    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:cards?|gpus?)?\s*[x×]\s*(\d{1,4})\b"
+)
+_COUNT_GPUS_RE = _rx(
+    rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
+    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
+)
+_SIZE_MASK_RE = _rx(
+    r"\b\d+(?:\.\d+)?\s*(?:x\s*\d+(?:\.\d+)?\s*)?(?:b|bn|billion|m|million|t|trillion)\b(?:\s*param\w*)?|"
+    r"\b\d+(?:\.\d+)?\s*(?:gb|g|gib|tb|mb|gigs?|gigabytes?)\b|"
+    r"\b\d+(?:\.\d+)?\s*(?:w|watts?|tflops|gb/s|fps|it/s|tok/s|tokens/s|hours?|hrs?|days?|minutes?|mins?|steps|epochs?|"
+    r"images?|samples|px|p|layers|heads|%|ms|s)\b|"
+    r"\b\d+\s*[x×]\b|\b[x×]\s*\d+\b|\b\d+k\s*(?:resolution|images?|video|monitor|display|screens?)\b|"
+    r"\b\d+\s*x\s*\d+\b"
+)
+
+_USD_SYMBOLS = ("$", "us$", "usd", "dollars", "dollar", "bucks", "buck", "美元", "美金", "刀")
+_MULT = {"k": 1000.0, "grand": 1000.0, "thousand": 1000.0, "千": 1000.0, "万": 10000.0}
+_MULT_RE = r"(\s*(?:k\b|grand\b|thousand\b|千|万))?"
+_CUE_RE = (
+    r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?|"
+    r"\baround|\babout|<=?|\bat most|\bno more than|\bcheaper than|\bspend|\bgot|\bhave|\bfor|预算(?:是|为|有)?|不超过|最多)"
+)
+_BARE_AFTER_RE = _rx(r"^\s*(?:以内|以下|左右|之内)")
+_UNIT_AFTER_RE = _rx(
+    r"^\s*(?:gb|g\b|tb|mb|w\b|watts?|b\b|m\b|%|x\b|tokens?|ms\b|hours?|steps|images?|fps|px|k\s*context)"
+)
+_WORD_GRAND_RE = _rx(r"\b(a|one|two|three|four|five|ten)\s+grand\b")
+_CUE_NUM_RE = _rx(_CUE_RE + r"\s*:?\s*" + r"(?<![a-z0-9.])" + _NUM + r"(?![a-z0-9.])")
+_BETWEEN_RE = _rx(r"\bbetween\s*$")
+_REC_STRONG_RE = _rx(
+    r"\b(?:what|which|best|recommend\w*)\b[^.?!]{0,25}\b(?:gpus?|cards?)\b|推荐|用什么|买什么|instead of|upgrade"
+)
+_RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
+
+
+def _num(s: str) -> float:
+    return float(s.replace(",", ""))
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+class _Currencies:
+    """Symbol -> currency code, from the catalog's dated rate table plus USD words."""
+
+    def __init__(self, table: Mapping[str, Any]) -> None:
+        self.table = dict(table or {})
+        self.by_symbol: dict[str, list[str]] = {}
+        for s in _USD_SYMBOLS:
+            self.by_symbol.setdefault(s, []).append("USD")
+        for code, rate in self.table.items():
+            for s in (code, *getattr(rate, "symbols", ())):
+                s = normalize(str(s)).strip()
+                if s and code not in self.by_symbol.setdefault(s, []):
+                    self.by_symbol[s].append(code)
+        syms = sorted(self.by_symbol, key=len, reverse=True)
+        parts = []
+        for s in syms:
+            e = re.escape(s)
+            parts.append(rf"\b{e}\b" if s[0].isascii() and s[0].isalnum() else e)
+        sym = "(?P<sym>" + "|".join(parts) + ")"
+        # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s
+        pre_parts = [p for s, p in zip(syms, parts, strict=True) if not _CJK_RE.search(s)]
+        self.pre = _rx("(?P<sym>" + "|".join(pre_parts) + r")\s*" + _NUM + _MULT_RE)
+        self.post = _rx(r"(?<![a-z0-9.,])" + _NUM + _MULT_RE + r"\s*" + sym.replace("?P<sym>", "?P<sym2>"))
+
+    def code(self, symbol: str, cjk: bool) -> str:
+        codes = self.by_symbol.get(symbol.strip(), ["USD"])
+        if len(codes) > 1:
+            if cjk and "CNY" in codes:
+                return "CNY"
+            if "JPY" in codes and not cjk:
+                return "JPY"
+            if "USD" in codes:
+                return "USD"
+        return codes[0]
+
+
+_CURRENCY_CACHE: dict[int, tuple[Any, _Currencies]] = {}
+
+
+def _currencies(catalog: Any) -> _Currencies:
+    table = getattr(catalog, "currencies", None) or {}
+    hit = _CURRENCY_CACHE.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    c = _Currencies(table)
+    _CURRENCY_CACHE[id(table)] = (table, c)
+    return c
+
+
+# ----------------------------------------------------------------- pieces
+def _seq_len(masked: str) -> tuple[int | None, str]:
+    for rx in _SEQ_RES:
+        for m in rx.finditer(masked):
+            groups = [g for g in m.groups()]
+            for k in range(0, len(groups), 2):
+                if groups[k]:
+                    v = float(groups[k]) * (1024 if groups[k + 1] else 1)
+                    if 1 <= v <= 10_000_000 and (v >= 16 or groups[k + 1]):
+                        return int(v), _blank(masked, m.start(), m.end())
+    return None, masked
+
+
+def _batch(masked: str) -> tuple[int | None, str]:
+    for rx in _BATCH_RES:
+        for m in rx.finditer(masked):
+            g = next((x for x in m.groups() if x), None)
+            if g is not None:
+                v = int(g)
+                if 1 <= v <= 1_000_000:
+                    return v, _blank(masked, m.start(), m.end())
+    return None, masked
+
+
+def _counts(masked: str, gpu_mentions: Sequence[Mention]) -> tuple[int | None, str]:
+    found: int | None = None
+    for mn in gpu_mentions:
+        head = masked[max(0, mn.start - 40) : mn.start]
+        m = _COUNT_BEFORE_RE.search(head)
+        if m:
+            raw = next((x for x in m.groups() if x), None)
+            if raw is not None:
+                v = _WORD_NUM.get(raw) if not raw.isdigit() else int(raw)
+                # a bare number before a card is a count only when small ("8 h100s", not "2000 4090")
+                bare = m.group(2) is not None or (m.group(5) is not None and m.group(5).isdigit())
+                if v and 1 <= v <= (64 if bare else 1024):
+                    off = mn.start - len(head)
+                    masked = _blank(masked, off + m.start(), off + m.end())
+                    found = found or v
+                    continue
+        tail = masked[mn.end : mn.end + 20]
+        m2 = _COUNT_AFTER_RE.search(tail)
+        if m2:
+            v = int(next(x for x in m2.groups() if x))
+            if 1 <= v <= 1024:
+                masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
+                found = found or v
+    if found is None:
+        m = _COUNT_GPUS_RE.search(masked)
+        if m and m.group(0) and not m.group(0).startswith("multi"):
+            raw = m.group(1) or m.group(2)
+            if raw is None:
+                raw = m.group(0)[0]
+            v = int(raw) if raw.isdigit() else _WORD_NUM.get(raw)
+            money = any(c in "$€£¥₹₩" for c in masked[max(0, m.start() - 2) : m.start()])
+            if v and 1 <= v <= 64 and not money:
+                found = v
+                masked = _blank(masked, m.start(), m.end())
+    return found, masked
+
+
+class _Budget:
+    def __init__(self, amount: float, code: str, text: str, start: int, end: int, strong: bool) -> None:
+        self.amount, self.code, self.text, self.start, self.end, self.strong = (
+            amount,
+            code,
+            text,
+            start,
+            end,
+            strong,
+        )
+
+
+def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
+    out: list[_Budget] = []
+    text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
+
+    def mult(g: str | None) -> float:
+        return _MULT.get((g or "").strip(), 1.0)
+
+    for m in cur.pre.finditer(text):
+        amount = _num(m.group(2)) * mult(m.group(3))
+        out.append(
+            _Budget(amount, cur.code(m.group("sym"), cjk), m.group().strip(), m.start(), m.end(), True)
+        )
+        text = _blank(text, m.start(), m.end())
+    for m in cur.post.finditer(text):
+        amount = _num(m.group(1)) * mult(m.group(2))
+        out.append(
+            _Budget(amount, cur.code(m.group("sym2"), cjk), m.group().strip(), m.start(), m.end(), True)
+        )
+        text = _blank(text, m.start(), m.end())
+    for m in _WORD_GRAND_RE.finditer(text):
+        n = {"a": 1, "one": 1}.get(m.group(1)) or _WORD_NUM.get(m.group(1), 1)
+        out.append(_Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
+        text = _blank(text, m.start(), m.end())
+    for m in re.finditer(
+        r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", text, re.ASCII
+    ):
+        code = "CNY" if (cjk and m.group(2) in ("千", "万") and "CNY" in cur.table) else "USD"
+        out.append(
+            _Budget(_num(m.group(1)) * mult(m.group(2)), code, m.group().strip(), m.start(), m.end(), True)
+        )
+        text = _blank(text, m.start(), m.end())
+    for m in _CUE_NUM_RE.finditer(text):
+        if _UNIT_AFTER_RE.match(text[m.end() :]):
+            continue
+        v = _num(m.group(1))
+        cue = m.group()[: m.start(1) - m.start()].strip()
+        if v < 20 or (cue in ("for", "have", "got", "about", "around") and v < 100):
+            continue
+        code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
+        out.append(_Budget(v, code, m.group(1), m.start(1), m.end(), cue.startswith("预算")))
+    for m in re.finditer(r"(?<![a-z0-9.])" + _NUM + r"(?=\s*(?:以内|以下|左右|之内))", text, re.ASCII):
+        code = "CNY" if "CNY" in cur.table else "USD"
+        out.append(_Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
+    out.sort(key=lambda b: b.start)
+    return out
+
+
+def _pick_budget(found: list[_Budget], masked: str) -> _Budget | None:
+    if not found:
+        return None
+    if len(found) >= 2:
+        for a, b in zip(found, found[1:], strict=False):
+            if _RANGE_GAP_RE.match(masked[a.end : b.start]) or _BETWEEN_RE.search(masked[: a.start]):
+                return b if b.amount >= a.amount else a
+    return found[0]
+
+
+def _first(patterns: Sequence[tuple[re.Pattern[str], Any]], text: str) -> Any:
+    best: tuple[int, Any] | None = None
+    for rx, value in patterns:
+        m = rx.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), value)
+    return best[1] if best else None
+
+
+def _task(text: str) -> Task | None:
+    if _FINETUNE_RE.search(text):
+        return Task.FINETUNE
+    if _TRAIN_RE.search(text):
+        return Task.TRAINING
+    if _INFER_RE.search(text):
+        return Task.INFERENCE
+    if _FINETUNED_RE.search(text):
+        return Task.FINETUNE
+    return None
+
+
+def _short_gpu(name: str) -> str:
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in ("nvidia", "geforce", "amd"):
+        words = words[1:]
+    return " ".join(words)
+
+
+# ----------------------------------------------------------------- parse
+def parse(text: str, catalog: Any = None, context: Context | None = None) -> Query:
+    """Parse one question. Never raises: on an internal error returns an ``unknown`` Query."""
+    try:
+        raw = text if isinstance(text, str) else str(text)
+    except Exception:
+        raw = ""
+    raw = raw[:MAX_TEXT]
+    try:
+        return _parse(raw, catalog, context)
+    except Exception:  # the contract: parse never raises
+        log.exception("parse failed for %r", raw[:200])
+        return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
+    matcher = get_matcher(catalog)
+    catalog = matcher.catalog
+    norm = normalize(raw)
+    same_len = len(norm) == len(raw)
+    cjk = bool(_CJK_RE.search(norm))
+    toks = tokenize(norm)
+    mentions = matcher.mentions(norm, "any", toks)
+    cur = _currencies(catalog)
+    if any(m.kind == "gpu" and m.text.strip().isdigit() for m in mentions):
+        mentions = [m for m in mentions if not _is_money(m, norm, cur)]
+
+    masked = norm
+    for mn in mentions:
+        masked = _blank(masked, mn.start, mn.end)
+
+    notes: list[str] = []
+    suggestions: list[str] = []
+    choices: list[Choice] = []
+    clarify = False
+
+    seq_len, masked = _seq_len(masked)
+    batch, masked = _batch(masked)
+    gpu_mentions = [m for m in mentions if m.kind == "gpu"]
+    model_mentions = [m for m in mentions if m.kind == "model"]
+    num_gpus, masked = _counts(masked, gpu_mentions)
+
+    precision = _first(_PRECISION_RES, masked)
+    method = _first(_METHOD_RES, masked)
+    task = _task(masked)
+    if method in (Method.LORA, Method.QLORA) or (method is Method.FULL and task is None):
+        task = Task.FINETUNE if method is not Method.FULL or _FINETUNE_RE.search(masked) else task
+    if method is Method.FULL and task is None:
+        task = Task.TRAINING if _TRAIN_RE.search(masked) else Task.FINETUNE
+    optimizer = _first(_OPTIMIZER_RES, masked)
+    parallelism = _first(_PARALLEL_RES, masked)
+    ckpt: bool | None = False if _CKPT_NO_RE.search(masked) else (True if _CKPT_RE.search(masked) else None)
+    fused: bool | None = True if _FLASH_RE.search(masked) else None
+
+    budgets = _budgets(masked, cur, cjk)
+
+    # ---- intent
+    has_rec = bool(_RECOMMEND_RE.search(masked))
+    strong_budget = [b for b in budgets if b.strong]
+    n_g, n_m = len(gpu_mentions), len(model_mentions)
+    list_hit = bool(_LIST_RE.search(masked))
+    if n_g == 0 and n_m == 0 and _HELP_RE.search(masked) and not budgets:
+        intent = Intent.HELP
+    elif list_hit and n_m == 0 and n_g <= 1:
+        intent = Intent.LIST
+    elif n_g >= 2:
+        intent = Intent.COMPARE
+    elif n_g == 1 and n_m >= 1:
+        if has_rec and not _FIT_STRONG_RE.search(masked) and _REC_STRONG_RE.search(masked):
+            intent = Intent.RECOMMEND
+        else:
+            intent = Intent.FIT
+    elif n_g == 1:
+        intent = Intent.FIT if _FIT_STRONG_RE.search(masked) else Intent.INFO
+    elif n_m >= 1:
+        if has_rec or strong_budget or budgets:
+            intent = Intent.RECOMMEND
+        elif _FIT_RE.search(masked):
+            intent = Intent.FIT
+        elif _INFO_RE.search(masked) and not task:
+            intent = Intent.INFO
+        else:
+            intent = Intent.RECOMMEND
+    elif has_rec or strong_budget or (budgets and (task or precision)):
+        intent = Intent.RECOMMEND
+    elif _HELP_RE.search(masked):
+        intent = Intent.HELP
+    else:
+        intent = Intent.UNKNOWN
+
+    list_kind: str | None = None
+    if intent is Intent.LIST:
+        list_kind = (
+            "models"
+            if _LIST_MODELS_RE.search(masked) and not re.search(r"\b(?:cards|gpus)\b|显卡", masked, re.ASCII)
+            else "gpus"
+        )
+
+    budget_obj: _Budget | None = None
+    if budgets:
+        usable = budgets if intent in (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN) else strong_budget
+        budget_obj = _pick_budget(usable, masked)
+    budget_usd: float | None = None
+    if budget_obj is not None:
+        if budget_obj.code == "USD":
+            budget_usd = budget_obj.amount
+        else:
+            rate = cur.table.get(budget_obj.code)
+            if rate is None:
+                notes.append(f"I can't convert {budget_obj.text}: no exchange rate for {budget_obj.code}.")
+            else:
+                budget_usd = round(budget_obj.amount * float(rate.usd_per_unit), 2)
+                notes.append(
+                    f"Converted {budget_obj.text} ({budget_obj.amount:,.0f} {budget_obj.code}) to ${budget_usd:,.0f} "
+                    f"at the {rate.date} rate (1 {budget_obj.code} = {float(rate.usd_per_unit):g} USD)."
+                )
+        if budget_usd is not None and intent is Intent.UNKNOWN:
+            intent = Intent.RECOMMEND
+
+    # ---- resolve mentions (families, typos)
+    base_text = raw if same_len else norm
+
+    def rewrite(mn: Mention, replacement: str) -> str:
+        return (base_text[: mn.start] + replacement + base_text[mn.end :]).strip()
+
+    gpus: list[str] = []
+    models: list[str] = []
+    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
+    for mn in mentions:
+        kind = mn.kind
+        chosen: str | None = None
+        if not mn.family:
+            chosen = mn.ids[0]
+        elif kind == "gpu":
+            default, differs = matcher.family_default(mn.ids, mn.preferred)
+            if differs and cares and not matcher.has_default(mn.ids):
+                clarify = True
+                family_name = _short_gpu(_family_label(matcher, mn.ids))
+                sizes = " or ".join(f"{_vram(matcher, g)} GB" for g in mn.ids)
+                suggestions.append(f"Which {family_name}? The answer differs: {sizes}.")
+                for g in mn.ids:
+                    label = _short_gpu(matcher.display_name("gpu", g))
+                    if f"{_vram(matcher, g)} gb" not in label.lower().replace("gb", " gb").replace("  ", " "):
+                        label = f"{label} {_vram(matcher, g)} GB"
+                    choices.append(Choice(label=label, text=rewrite(mn, label), id=g))
+            else:
+                chosen = default
+                also = ", ".join(_short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default)
+                why = "same memory" if not differs else "the common one"
+                notes.append(
+                    f'Took "{mn.text.strip()}" as the {_short_gpu(matcher.display_name("gpu", default))} '
+                    f"({why}; also: {also})."
+                )
+        else:
+            pick, why = pick_model(matcher, mn.ids)
+            if pick:
+                chosen = pick
+                others = ", ".join(matcher.display_name("model", i) for i in mn.ids if i != pick)
+                reason = "needs about the same memory as" if why == "same size" else "the usual meaning; also"
+                notes.append(
+                    f'Took "{mn.text.strip()}" as {matcher.display_name("model", pick)} ({reason} {others}).'
+                )
+            else:
+                clarify = True
+                ask_ids = sorted(
+                    mn.ids,
+                    key=lambda i: str(getattr(matcher.entry("model", i), "release", "") or ""),
+                    reverse=True,
+                )[:5]
+                names = [matcher.display_name("model", i) for i in ask_ids]
+                suggestions.append(
+                    f'Which model do you mean by "{mn.text.strip()}"? The answer differs: '
+                    + ", ".join(names)
+                    + "."
+                )
+                choices.extend(
+                    Choice(label=n[:80], text=rewrite(mn, n), id=i)
+                    for n, i in zip(names, ask_ids, strict=True)
+                )
+        if chosen is None:
+            continue
+        if kind == "model" and not mn.family and not mn.corrected:
+            alts = matcher.alternatives(mn.text)
+            if alts:
+                others = ", ".join(matcher.display_name("model", i) for i in alts[:3])
+                notes.append(
+                    f'Took "{mn.text.strip()}" as {matcher.display_name("model", chosen)} (also: {others}).'
+                )
+        if mn.corrected:
+            typed = base_text[mn.start : mn.end].strip()
+            name = matcher.display_name(kind, chosen)
+            notes.append(f'I took "{typed}" as {name}.')
+            near = matcher.suggest(typed, "gpu" if kind == "gpu" else "model", limit=3)
+            alt_ids = [chosen] + [m.id for m in near if m.id != chosen]
+            suggestions.append(f"Did you mean {name}?")
+            for i in alt_ids[:3]:
+                n = matcher.display_name(kind, i)
+                choices.append(Choice(label=n[:80], text=rewrite(mn, n), id=i))
+        target = gpus if kind == "gpu" else models
+        if chosen not in target:
+            target.append(chosen)
+
+    # unknown names that look like a model ("qwerty-llm-500b"): say so
+    if not models:
+        for m in re.finditer(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b", masked, re.ASCII):
+            word = m.group()
+            if any(c.isdigit() for c in word) and not re.fullmatch(
+                r"(?:fp|bf|int|q|nf|sm)\d+|\d+[-_.]?bit", word, re.ASCII
+            ):
+                notes.append(f'I don\'t know a model or card called "{word}".')
+                near = [x for x in matcher.suggest(word, "any", limit=3) if x.score >= 75]
+                if near:
+                    suggestions.append("Did you mean " + " or ".join(x.name for x in near) + "?")
+                break
+
+    # counts
+    n_count = num_gpus or 1
+
+    q = Query(
+        intent=intent,
+        models=tuple(models),
+        gpus=tuple(gpus),
+        budget_usd=budget_usd,
+        task=task,
+        method=method,
+        precision=precision,
+        batch_size=batch,
+        seq_len=seq_len,
+        num_gpus=n_count,
+        parallelism=parallelism,
+        optimizer=optimizer,
+        grad_checkpointing=ckpt,
+        fused_attention=fused,
+        list_kind=list_kind,
+        text=raw,
+        notes=tuple(notes),
+        suggestions=tuple(suggestions),
+        choices=tuple(choices[:25]),
+        needs_clarification=clarify,
+    )
+
+    # ---- follow-ups
+    last = context.last if context is not None else None
+    if last is not None and intent not in (Intent.HELP, Intent.LIST):
+        own_intent = bool(
+            has_rec
+            or _FIT_RE.search(masked)
+            or _INFO_RE.search(masked)
+            or _COMPARE_RE.search(masked)
+            or list_hit
+        )
+        opener = bool(_FOLLOWUP_OPENER_RE.search(norm))
+        strong_opener = bool(_FOLLOWUP_STRONG_RE.search(norm))
+        bare = (
+            not own_intent
+            and not model_mentions
+            and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus)
+        )
+        if (not model_mentions and (opener or bare)) or (model_mentions and strong_opener):
+            q = _merge(last, q, num_gpus is not None)
+    return q
+
+
+_MONEY_BEFORE_RE = _rx(
+    r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?|"
+    r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多)\s*:?\s*$"
+)
+
+
+def _is_money(mn: Mention, norm: str, cur: _Currencies) -> bool:
+    """A bare card number that is really an amount: "¥8000", "6000 euros", "under 8000"."""
+    if mn.kind != "gpu" or not mn.text.strip().isdigit():
+        return False
+    for rx in (cur.pre, cur.post):
+        for m in rx.finditer(norm, max(0, mn.start - 6), min(len(norm), mn.end + 16)):
+            if m.start() <= mn.start and m.end() >= mn.end:
+                return True
+    return bool(_MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]))
+
+
+def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
+    """What the members' names share ("A100", "Tesla V100"), without form factor."""
+    names = [_short_gpu(matcher.display_name("gpu", g)) for g in ids]
+    common = names[0].split()
+    for n in names[1:]:
+        w = n.split()
+        k = 0
+        while k < min(len(common), len(w)) and common[k] == w[k]:
+            k += 1
+        common = common[:k]
+    while len(common) > 1 and common[-1].lower().rstrip("0123456789") in ("sxm", "pcie", "pci"):
+        common = common[:-1]
+    return " ".join(common) or names[0]
+
+
+def _vram(matcher: Matcher, gid: str) -> str:
+    v = getattr(matcher.entry("gpu", gid), "vram_gb", None)
+    return f"{v:g}" if isinstance(v, int | float) else "?"
+
+
+def _merge(last: Query, new: Query, count_stated: bool) -> Query:
+    """A follow-up: the previous question, with what the new text states replaced."""
+    intent = last.intent
+    gpus = last.gpus
+    if new.gpus:
+        if last.intent is Intent.COMPARE and len(new.gpus) == 1:
+            gpus = tuple(dict.fromkeys(last.gpus + new.gpus))
+        else:
+            gpus = new.gpus
+        if last.intent is Intent.RECOMMEND and len(new.gpus) == 1 and (last.models or new.models):
+            intent = Intent.FIT
+        elif len(gpus) >= 2:
+            intent = Intent.COMPARE
+    if new.intent is Intent.COMPARE and len(gpus) >= 2:
+        intent = Intent.COMPARE
+    models = new.models or last.models
+    task, method = new.task or last.task, new.method or last.method
+    if new.method in (Method.LORA, Method.QLORA):
+        task = Task.FINETUNE
+    return replace(
+        new,
+        intent=intent,
+        models=models,
+        gpus=gpus,
+        budget_usd=new.budget_usd if new.budget_usd is not None else last.budget_usd,
+        task=task,
+        method=method,
+        precision=new.precision or last.precision,
+        batch_size=new.batch_size if new.batch_size is not None else last.batch_size,
+        seq_len=new.seq_len if new.seq_len is not None else last.seq_len,
+        num_gpus=new.num_gpus if count_stated else last.num_gpus,
+        parallelism=new.parallelism or last.parallelism,
+        optimizer=new.optimizer or last.optimizer,
+        grad_checkpointing=new.grad_checkpointing
+        if new.grad_checkpointing is not None
+        else last.grad_checkpointing,
+        fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
+        list_kind=new.list_kind or last.list_kind,
+        notes=new.notes + ("Follow-up: kept the rest of your previous question.",),
+    )
