@@ -181,7 +181,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(cheapest)
         if best_value is not None and best_value not in chosen:
             chosen.append(best_value)
-        fastest_under = [c for c in in_budget if c.gpu.segment != "datacenter"]
+        fastest_under = [c for c in in_budget if c.gpu.segment == "consumer"]
         if fastest_under and fastest_under[0] not in chosen:
             chosen.append(fastest_under[0])
         picks = [(c, _reason(c, fitting, w, need, model)) for c in chosen[:3]]

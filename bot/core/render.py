@@ -20,7 +20,7 @@ def to_text(ans: Answer, max_chars: int = MAX_CHARS) -> str:
     tail: list[str] = []
     tail.extend(ans.assumptions)
     tail.extend(ans.basis)
-    if ans.suggestions and ans.suggestions[0] != ans.verdict:
+    if ans.suggestions and ans.suggestions[0] != ans.verdict and not ans.choices:
         tail.extend(ans.suggestions)
     if ans.choices:
         tail.append("Options: " + " | ".join(c.label for c in ans.choices))

@@ -48,10 +48,14 @@ ALPHA = {
     "train_fp32": 0.1,
     "train_mixed": 0.2,
     "image_inference": 0.2,
-    "diffusion": 0.6,
-    "transformer_compute": 0.85,
+    "diffusion": 0.5,
+    "transformer_compute": 0.5,
     "decode": 0.0,
 }
+# Estimate, not measured here: consumer AMD cards reach a smaller share of their
+# peak in PyTorch through ROCm than CUDA cards do (immature kernels). Applied to the
+# compute-bound regimes only; token generation is bandwidth-bound on both.
+ROCM_CONSUMER_EFFICIENCY = 0.75
 TF32_SHARE = 0.4  # share of fp32 convolution work that runs on TF32 tensor cores (Ampere+)
 _TF32_ARCH = ("ampere", "ada", "hopper", "blackwell")
 
@@ -105,7 +109,10 @@ def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> 
     bw = float(gpu.memory_bandwidth_gbs)
     # normalise both terms to a nominal 100 TFLOPS / 1000 GB/s card
     t = alpha / (compute / 100.0) + (1 - alpha) / (bw / 1000.0)
-    return 1.0 / t
+    score = 1.0 / t
+    if gpu.software == "rocm" and gpu.segment == "consumer" and reg != "decode":
+        score *= ROCM_CONSUMER_EFFICIENCY
+    return score
 
 
 def _measured(catalog: Catalog | None, model_id: str, gpu_id: str, precision: Precision) -> float | None:
