@@ -112,8 +112,10 @@ def main() -> int:
         )
         starts.append(time.perf_counter() - t0)
     starts.sort()
-    print(f"start-up to first answer (python -m bot ask): median {statistics.median(starts) * 1000:.0f} ms, "
-          f"max {starts[-1] * 1000:.0f} ms over 10 runs")
+    print(
+        f"start-up to first answer (python -m bot ask): median {statistics.median(starts) * 1000:.0f} ms, "
+        f"max {starts[-1] * 1000:.0f} ms over 10 runs"
+    )
     ok = ap99 < 1000 and statistics.median(starts) < 0.5
     print(f"targets: p99 < 1 ms, start-up < 0.5 s: {'met' if ok else 'NOT met'}")
     return 0

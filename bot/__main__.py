@@ -98,15 +98,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(
-        level=os.environ.get("LOG_LEVEL", "WARNING").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     args = _parser().parse_args(argv)
-    if args.cmd is None:
-        func = _cmd_run if os.environ.get("DISCORD_TOKEN") else _cmd_chat
-        return func(args)
-    return int(args.func(args))
+    level = os.environ.get("LOG_LEVEL", "WARNING").strip().upper() or "WARNING"
+    if level not in logging.getLevelNamesMapping():
+        print(
+            f"configuration error: LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR; got {level!r}",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        if args.cmd is None:
+            func = _cmd_run if os.environ.get("DISCORD_TOKEN") else _cmd_chat
+            return func(args)
+        return int(args.func(args))
+    except BrokenPipeError:  # `python -m bot ask ... | head`: the reader left, nothing to report
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -244,7 +244,8 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
                 f"tops out at batch {e.max_batch_size}."
             )
         else:
-            v = f"No - {_task_phrase(m, e)} needs about {gb(e.total)}{per_card}; {where} has {cap}."
+            have = "have" if n > 1 else "has"
+            v = f"No - {_task_phrase(m, e)} needs about {gb(e.total)}{per_card}; {where} {have} {cap}."
         verdicts.append(v)
         if single:
             details.append(_breakdown_line(e))
@@ -414,12 +415,26 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
                 f"(batch {r.batch_needed} needs about {c.total_gb:.1f} GB)."
             )
         else:
-            details.append("No single card on file fits it; it needs several cards (ask with `2x` or `8x`).")
-        if r.fix is not None and r.fix_card is not None:
-            details.append(
-                f"To stay in budget: {r.fix.change} it fits {card_label(r.fix_card.gpu)} "
-                f"({price_label(r.fix_card.gpu, w.num_gpus)}), about {r.fix.total_gb:g} GB."
+            need = memory.estimate(m, None, workload=replace(w, batch_size=r.batch_needed)).total
+            server = (
+                f"; of server modules, {card_label(r.server_fit.gpu)} does"
+                if r.server_fit is not None
+                else ""
             )
+            details.append(
+                f"No workstation card holds it (about {gb(need)}){server}. "
+                "Several cards split it: ask with `2x` or `4x`."
+            )
+        if r.fix is not None and r.fix_card is not None:
+            n = r.fix.num_gpus
+            card = f"{n}x {card_label(r.fix_card.gpu)}" if n > 1 else card_label(r.fix_card.gpu)
+            per = " per card" if n > 1 else ""
+            details.append(
+                f"To stay in budget: {r.fix.change} it fits {card} "
+                f"({price_label(r.fix_card.gpu, n)}), about {r.fix.total_gb:g} GB{per}."
+            )
+        elif r.budget_usd is not None:
+            details.append(_no_fix_line(m, w, r.budget_usd))
     batch = f"batch {r.batch_needed}" + (" (default)" if r.batch_was_default else "")
     assumptions = (f"Assumed: {w.describe()}, {batch}. {_change_hint(w)}",)
     measured = sum(1 for c, _ in r.picks if c.speed.basis == "measured")
@@ -444,6 +459,30 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
         basis=tuple(basis),
         recommendations=tuple(recs),
         sources=_sources([m, *(c.gpu for c, _ in r.picks)]),
+    )
+
+
+def _no_fix_line(m: Model, w: memory.Workload, budget: float) -> str:
+    """Why no change helps within the budget: the smallest footprint still needs this much."""
+    if w.trains and m.kind in memory.TRANSFORMER_KINDS:
+        low = replace(
+            w,
+            method=memory.Method.QLORA,
+            precision=memory.Precision.INT4,
+            grad_checkpointing=True,
+            lora_rank=memory.QLORA_RANK,
+            seq_len=min(w.seq_len or 512, 512),
+        )
+        how = "with QLoRA"
+    elif not w.trains and m.kind in memory.TRANSFORMER_KINDS:
+        low = replace(w, precision=memory.Precision.INT4)
+        how = "with 4-bit weights"
+    else:
+        low, how = w, "as asked"
+    e = memory.estimate(m, None, workload=replace(low, batch_size=1))
+    return (
+        f"Even {how} it needs about {gb(e.total)}: no card (or pair of cards) under "
+        f"${budget:,.0f} holds that."
     )
 
 

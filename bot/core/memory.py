@@ -352,7 +352,7 @@ class _Terms:
 
 
 def _head_dim(m: Model) -> int:
-    return int(m.head_dim or (m.hidden // m.heads))
+    return int(m.head_dim or ((m.hidden or 0) // (m.heads or 1)))
 
 
 def _embedding_params(m: Model) -> int:
@@ -364,12 +364,12 @@ def _embedding_params(m: Model) -> int:
 def lora_params(m: Model, rank: int) -> int:
     """Adapter parameters for rank-r LoRA on every linear layer of the blocks."""
     if m.kind in TRANSFORMER_KINDS and m.layers and m.hidden:
-        h, d, a = m.hidden, _head_dim(m), m.heads
+        h, d, a = m.hidden, _head_dim(m), int(m.heads or 1)
         kv = m.kv_heads or a
         f = m.ffn or 4 * h
         attn = rank * (h + a * d) * 2 + rank * (h + kv * d) * 2
         mats = 3 if m.kind in _GATED_KINDS else 2
-        experts = m.experts or 1 if m.kind == "moe-decoder" else 1
+        experts = (m.experts or 1) if m.kind == "moe-decoder" else 1
         mlp = mats * rank * (h + f) * experts
         return int(m.layers * (attn + mlp))
     # CNNs / diffusion: adapters on the attention and conv projections, ~1% at rank 16
@@ -420,11 +420,10 @@ def _terms(m: Model, w: Workload) -> _Terms:
             grads = lp * 2.0
             opt = lp * 8.0
         else:
-            base = Precision.FP32 if w.precision is Precision.FP32 else w.precision
-            if base in (Precision.FP16, Precision.BF16):
+            if w.precision in (Precision.FP16, Precision.BF16):
                 weights = m.params * 2.0
             else:
-                weights = _weight_bytes(m, base)
+                weights = _weight_bytes(m, w.precision)
             weights += lp * 4.0
             grads = lp * 4.0
             opt = lp * _OPT_FP32[w.optimizer]
@@ -443,11 +442,11 @@ def _terms(m: Model, w: Workload) -> _Terms:
     kv = 0.0
     if m.kind in TRANSFORMER_KINDS and m.activation_mb_per_sample is None:
         s = w.seq_len or m.default_seq_len or 512
-        h, a, L = m.hidden, m.heads, m.layers
+        h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
         f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
         f_coef = 6 if m.kind in _GATED_KINDS else 4
         if trains:
-            block = s * h * 18 + s * f * f_coef
+            block: float = s * h * 18 + s * f * f_coef
             if not w.fused_attention:
                 block += 5 * a * s * s
             block *= act16

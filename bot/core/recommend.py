@@ -119,6 +119,7 @@ class RecommendResult:
     considered: tuple[Candidate, ...]  # every priced card, for charts
     cheapest_fit: Candidate | None  # ignoring the budget
     best_value_fit: Candidate | None  # ignoring the budget
+    server_fit: Candidate | None = None  # smallest SXM/OAM module that fits, when no workstation card does
     fix: memory.Suggestion | None = None  # a change that makes a card in budget work
     fix_card: Candidate | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -186,6 +187,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(fastest_under[0])
         picks = [(c, _reason(c, fitting, w, need, model)) for c in chosen[:3]]
 
+    servers = [c for c in cands if c.fits and not buyable(c.gpu)]
+    server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if budget is not None and not in_budget:
         fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
@@ -203,6 +206,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         considered=tuple(priced),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
+        server_fit=server_fit if cheapest is None else None,
         fix=fix,
         fix_card=fix_card,
         notes=tuple(notes),
@@ -287,6 +291,21 @@ def budget_changes(
             )
     if w.seq_len and w.seq_len > 512 and model.kind in memory.TRANSFORMER_KINDS:
         out.append(("at seq 512", {"seq_len": 512}, replace(w, seq_len=512), need))
+    if not w.trains and w.num_gpus == 1:
+        low = P.INT4 if memory._WEIGHT_BYTES[P.INT4] < memory._WEIGHT_BYTES[w.precision] else w.precision
+        label = (
+            "with 4-bit weights on 2 cards (tensor parallel)"
+            if low is P.INT4
+            else "on 2 cards (tensor parallel)"
+        )
+        out.append(
+            (
+                label,
+                {"precision": low.value, "num_gpus": 2},
+                replace(w, precision=low, num_gpus=2, parallelism=memory.Parallelism.TENSOR),
+                need,
+            )
+        )
     if need > 1:
         out.append(
             (

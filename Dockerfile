@@ -1,0 +1,34 @@
+# gpu-advisor Discord bot.
+#   docker build -t gpu-advisor .
+#   docker run --rm -e DISCORD_TOKEN=... gpu-advisor
+# No token or other secret is baked in: pass settings with -e / --env-file.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    MPLBACKEND=Agg \
+    MPLCONFIGDIR=/tmp/matplotlib
+
+WORKDIR /app
+
+# Dependencies first, from pyproject.toml alone: this layer is reused until
+# the dependency list changes, however often the code does.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+
+RUN useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin advisor
+
+# The code and the knowledge it reads (found next to the package, not via the cwd).
+COPY bot/ ./bot/
+COPY knowledge/ ./knowledge/
+
+USER advisor
+# Build matplotlib's font cache now, not on the first chart.
+RUN python -c "import matplotlib.font_manager"
+
+CMD ["python", "-m", "bot", "run"]

@@ -1,0 +1,161 @@
+"""Settings from the environment, read once at start-up (never at import).
+
+``Settings.from_env(os.environ)`` checks every value and raises one
+``ConfigError`` listing every problem (one clear line each, never the
+token); ``python -m bot run`` prints it and exits with code 2.
+
+Variables (all optional except ``DISCORD_TOKEN`` for ``python -m bot run``):
+
+``DISCORD_TOKEN``        the bot token (never logged)
+``ASK_CHANNEL_IDS``      comma-separated channel ids where every message is a
+                         question (needs the privileged message-content intent)
+``DEV_GUILD_ID``         sync slash commands to this one guild (development)
+``KNOWLEDGE_DIR``        directory with gpus.yaml / models.yaml / benchmarks/
+``LOG_LEVEL``            DEBUG, INFO (default), WARNING, ERROR
+``SHARD_COUNT``          run an AutoShardedBot with this many shards
+``DISCORD_API_BASE``     REST base URL, e.g. ``http://proxy:8080/api/v10``
+``DISCORD_GATEWAY_URL``  gateway websocket URL, e.g. ``ws://proxy:8081/``
+``COOLDOWN_PER_10S``     questions one user may ask per 10 s (default 5; 0 = off).
+                         For tests and operations.
+``CONTEXT_TTL_S``        how long follow-up context is kept (default 900 s)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ConfigError", "Settings", "LOG_LEVELS"]
+
+LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+class ConfigError(ValueError):
+    """One or more settings are unusable; ``problems`` lists each, one line."""
+
+    def __init__(self, problems: tuple[str, ...]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+    def __str__(self) -> str:
+        return "; ".join(self.problems)
+
+
+def _clean(environ: Mapping[str, str], name: str) -> str | None:
+    value = environ.get(name)
+    if value is None:
+        return None
+    value = value.strip()
+    return value or None
+
+
+@dataclass(frozen=True)
+class Settings:
+    token: str | None = None
+    ask_channel_ids: frozenset[int] = frozenset()
+    dev_guild_id: int | None = None
+    knowledge_dir: Path | None = None
+    log_level: str = "INFO"
+    shard_count: int | None = None
+    discord_api_base: str | None = None
+    discord_gateway_url: str | None = None
+    cooldown_per_10s: int = 5
+    context_ttl_s: float = 900.0
+
+    def __repr__(self) -> str:  # never show the token
+        token = "set" if self.token else "unset"
+        return (
+            f"Settings(token=<{token}>, ask_channel_ids={sorted(self.ask_channel_ids)}, "
+            f"dev_guild_id={self.dev_guild_id}, knowledge_dir={self.knowledge_dir}, "
+            f"log_level={self.log_level!r}, shard_count={self.shard_count}, "
+            f"discord_api_base={self.discord_api_base!r}, discord_gateway_url={self.discord_gateway_url!r}, "
+            f"cooldown_per_10s={self.cooldown_per_10s}, context_ttl_s={self.context_ttl_s})"
+        )
+
+    __str__ = __repr__
+
+    @property
+    def needs_message_content(self) -> bool:
+        """The privileged intent is only needed to read ask-channel messages."""
+        return bool(self.ask_channel_ids)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        errors: list[str] = []
+
+        def int_value(name: str, *, minimum: int) -> int | None:
+            raw = _clean(environ, name)
+            if raw is None:
+                return None
+            try:
+                value = int(raw)
+            except ValueError:
+                errors.append(f"{name} must be a whole number, got {raw!r}")
+                return None
+            if value < minimum:
+                errors.append(f"{name} must be at least {minimum}, got {value}")
+                return None
+            return value
+
+        channel_ids: set[int] = set()
+        raw_channels = _clean(environ, "ASK_CHANNEL_IDS")
+        if raw_channels:
+            for part in raw_channels.split(","):
+                part = part.strip()
+                if not part:
+                    continue
+                if not part.isdigit() or int(part) <= 0:
+                    errors.append(
+                        f"ASK_CHANNEL_IDS must be comma-separated channel ids (numbers), got {part!r}"
+                    )
+                    continue
+                channel_ids.add(int(part))
+
+        level = (_clean(environ, "LOG_LEVEL") or "INFO").upper()
+        if level not in LOG_LEVELS:
+            errors.append(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+            level = "INFO"
+
+        api_base = _clean(environ, "DISCORD_API_BASE")
+        if api_base is not None:
+            if not api_base.startswith(("http://", "https://")):
+                errors.append(f"DISCORD_API_BASE must be an http(s) URL, got {api_base!r}")
+                api_base = None
+            else:
+                api_base = api_base.rstrip("/")
+        gateway = _clean(environ, "DISCORD_GATEWAY_URL")
+        if gateway is not None and not gateway.startswith(("ws://", "wss://")):
+            errors.append(f"DISCORD_GATEWAY_URL must be a ws(s) URL, got {gateway!r}")
+            gateway = None
+
+        knowledge = _clean(environ, "KNOWLEDGE_DIR")
+
+        cooldown = int_value("COOLDOWN_PER_10S", minimum=0)
+        ttl_raw = _clean(environ, "CONTEXT_TTL_S")
+        ttl = 900.0
+        if ttl_raw is not None:
+            try:
+                ttl = float(ttl_raw)
+                if ttl < 0:
+                    raise ValueError
+            except ValueError:
+                errors.append(f"CONTEXT_TTL_S must be a number of seconds >= 0, got {ttl_raw!r}")
+                ttl = 900.0
+
+        dev_guild_id = int_value("DEV_GUILD_ID", minimum=1)
+        shard_count = int_value("SHARD_COUNT", minimum=1)
+        if errors:
+            raise ConfigError(tuple(errors))
+        return cls(
+            token=_clean(environ, "DISCORD_TOKEN"),
+            ask_channel_ids=frozenset(channel_ids),
+            dev_guild_id=dev_guild_id,
+            knowledge_dir=Path(knowledge).expanduser() if knowledge else None,
+            log_level=level,
+            shard_count=shard_count,
+            discord_api_base=api_base,
+            discord_gateway_url=gateway,
+            cooldown_per_10s=5 if cooldown is None else cooldown,
+            context_ttl_s=ttl,
+        )

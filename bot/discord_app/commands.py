@@ -1,0 +1,301 @@
+"""The ``/gpu`` slash-command group: typed options, autocomplete, re-checks.
+
+Typed commands build a ``Query`` and call the same ``answer()`` as every
+other surface; ``/gpu ask`` passes its text through. Autocomplete offers ids
+as values and display names as labels from the parser's own name index;
+each command re-checks whatever arrives (an id, or a name typed by hand).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.core.types import Intent, Method, Precision, Query, Task
+
+from .advisor import Advisor, truncate
+
+__all__ = ["GpuGroup", "TASK_CHOICES", "METHOD_CHOICES", "PRECISION_CHOICES", "resolve_name"]
+
+log = logging.getLogger(__name__)
+
+Choice = app_commands.Choice
+
+TASK_CHOICES = [
+    Choice(name="training (from scratch)", value=Task.TRAINING.value),
+    Choice(name="fine-tuning", value=Task.FINETUNE.value),
+    Choice(name="inference", value=Task.INFERENCE.value),
+]
+METHOD_CHOICES = [
+    Choice(name="full fine-tuning", value=Method.FULL.value),
+    Choice(name="LoRA", value=Method.LORA.value),
+    Choice(name="QLoRA (4-bit base)", value=Method.QLORA.value),
+]
+PRECISION_CHOICES = [Choice(name=p.value, value=p.value) for p in Precision]
+LIST_CHOICES = [Choice(name="GPUs", value="gpus"), Choice(name="models", value="models")]
+
+Budget = app_commands.Range[int, 50, 1_000_000]
+Batch = app_commands.Range[int, 1, 65_536]
+SeqLen = app_commands.Range[int, 1, 2_097_152]
+Count = app_commands.Range[int, 1, 1024]
+
+KIND_WORD = {"gpu": "GPU", "model": "model", "any": "GPU or model"}
+LIST_HINT = {"gpu": "/gpu list kind:GPUs", "model": "/gpu list kind:models", "any": "/gpu list"}
+
+
+def resolve_name(matcher: Any, value: str, kind: str) -> tuple[str, str] | None:
+    """(id, kind) for an id or a typed name, or None. The kind of the result is
+    "gpu" or "model" (for kind="any", whichever matched)."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    match = matcher.resolve(value[:200], kind)
+    if match is None:
+        return None
+    found_kind = getattr(match, "kind", None)
+    if found_kind not in ("gpu", "model"):
+        found_kind = kind if kind in ("gpu", "model") else "gpu"
+    return str(match.id), str(found_kind)
+
+
+async def _complete(matcher: Any, current: str, kind: str) -> list[Choice[str]]:
+    try:
+        pairs = matcher.autocomplete((current or "")[:100], kind, limit=25)
+    except Exception:
+        log.exception("autocomplete failed for %r", current)
+        return []
+    out: list[Choice[str]] = []
+    for ident, name in pairs[:25]:
+        ident = str(ident)
+        if len(ident) > 100:
+            continue  # an id Discord cannot carry as a value
+        out.append(Choice(name=truncate(str(name), 100) or ident, value=ident))
+    return out
+
+
+def _enum(cls: Any, value: Choice[str] | None) -> Any:
+    """The core's enum for a choice option (its value is the JSON contract's string)."""
+    return None if value is None else cls(value.value)
+
+
+def _opt(value: Choice[str] | str | None) -> str | None:
+    if value is None:
+        return None
+    return value.value if isinstance(value, Choice) else str(value)
+
+
+def _describe(command: str, **options: Any) -> str:
+    parts = [f"/gpu {command}"] + [f"{k}:{_opt(v)}" for k, v in options.items() if v is not None]
+    return " ".join(parts)
+
+
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+@app_commands.allowed_installs(guilds=True, users=True)
+class GpuGroup(
+    app_commands.Group, name="gpu", description="Which GPU for deep learning? Ask the GPU advisor."
+):
+    def __init__(self, advisor: Advisor) -> None:
+        super().__init__()
+        self.advisor = advisor
+
+    # -- helpers --------------------------------------------------------------------
+
+    async def _resolve(
+        self, interaction: discord.Interaction, value: str, kind: str, option: str
+    ) -> tuple[str, str] | None:
+        found = resolve_name(self.advisor.matcher, value, kind)
+        if found is None:
+            hints = [c.name for c in (await _complete(self.advisor.matcher, value, kind))[:3]]
+            text = f"I don't know a {KIND_WORD[kind]} called “{truncate(value, 80)}” (option `{option}`)."
+            if hints:
+                text += " Did you mean: " + ", ".join(f"**{h}**" for h in hints) + "?"
+            text += f" Pick one from the list as you type, or see `{LIST_HINT[kind]}`."
+            await self.advisor.notify(interaction, text)
+        return found
+
+    async def _run(self, interaction: discord.Interaction, query: Query) -> None:
+        await self.advisor.answer_interaction(interaction, query, use_context=False)
+
+    # -- commands -------------------------------------------------------------------
+
+    @app_commands.command(
+        name="ask", description="Ask anything in plain words, e.g. “best GPU for Llama 3 8B under $1000”."
+    )
+    @app_commands.describe(question="Your question, e.g. “can I fine-tune llama 3 8b with qlora on a 3090?”")
+    async def ask(self, interaction: discord.Interaction, question: app_commands.Range[str, 1, 1000]) -> None:
+        await self.advisor.answer_interaction(interaction, question)
+
+    @app_commands.command(name="recommend", description="The best cards for a model within a budget.")
+    @app_commands.describe(
+        model="The model to run or train (start typing to search).",
+        budget="Most you want to spend, in US dollars.",
+        task="Training from scratch, fine-tuning or inference (default: fine-tuning).",
+        precision="Number format for weights and activations (default: mixed precision).",
+        batch="Batch size you need (default: the answer picks one).",
+        seq_len="Sequence length in tokens (default depends on the model).",
+    )
+    @app_commands.choices(task=TASK_CHOICES, precision=PRECISION_CHOICES)
+    async def recommend(
+        self,
+        interaction: discord.Interaction,
+        model: str,
+        budget: Budget,
+        task: Choice[str] | None = None,
+        precision: Choice[str] | None = None,
+        batch: Batch | None = None,
+        seq_len: SeqLen | None = None,
+    ) -> None:
+        found = await self._resolve(interaction, model, "model", "model")
+        if found is None:
+            return
+        query = Query(
+            intent=Intent.RECOMMEND,
+            models=(found[0],),
+            budget_usd=float(budget),
+            task=_enum(Task, task),
+            precision=_enum(Precision, precision),
+            batch_size=batch,
+            seq_len=seq_len,
+            text=_describe(
+                "recommend",
+                model=found[0],
+                budget=budget,
+                task=task,
+                precision=precision,
+                batch=batch,
+                seq_len=seq_len,
+            ),
+        )
+        await self._run(interaction, query)
+
+    @app_commands.command(
+        name="fit", description="Does a model fit on a card? Memory breakdown and largest batch."
+    )
+    @app_commands.describe(
+        model="The model (start typing to search).",
+        gpu="The graphics card (start typing to search).",
+        task="Training from scratch, fine-tuning or inference (default: fine-tuning).",
+        method="Full fine-tuning, LoRA or QLoRA (fine-tuning only).",
+        precision="Number format for weights and activations (default: mixed precision).",
+        batch="Batch size (default: the largest that fits is reported).",
+        seq_len="Sequence length in tokens (default depends on the model).",
+        count="How many of these cards (default 1).",
+    )
+    @app_commands.choices(task=TASK_CHOICES, method=METHOD_CHOICES, precision=PRECISION_CHOICES)
+    async def fit(
+        self,
+        interaction: discord.Interaction,
+        model: str,
+        gpu: str,
+        task: Choice[str] | None = None,
+        method: Choice[str] | None = None,
+        precision: Choice[str] | None = None,
+        batch: Batch | None = None,
+        seq_len: SeqLen | None = None,
+        count: Count | None = None,
+    ) -> None:
+        found_model = await self._resolve(interaction, model, "model", "model")
+        if found_model is None:
+            return
+        found_gpu = await self._resolve(interaction, gpu, "gpu", "gpu")
+        if found_gpu is None:
+            return
+        query = Query(
+            intent=Intent.FIT,
+            models=(found_model[0],),
+            gpus=(found_gpu[0],),
+            task=_enum(Task, task),
+            method=_enum(Method, method),
+            precision=_enum(Precision, precision),
+            batch_size=batch,
+            seq_len=seq_len,
+            num_gpus=count or 1,
+            text=_describe(
+                "fit",
+                model=found_model[0],
+                gpu=found_gpu[0],
+                task=task,
+                method=method,
+                precision=precision,
+                batch=batch,
+                seq_len=seq_len,
+                count=count,
+            ),
+        )
+        await self._run(interaction, query)
+
+    @app_commands.command(name="compare", description="Two cards side by side: memory, speed, price.")
+    @app_commands.describe(
+        first="The first card (start typing to search).",
+        second="The second card (start typing to search).",
+        model="Compare for this model (optional; start typing to search).",
+    )
+    async def compare(
+        self, interaction: discord.Interaction, first: str, second: str, model: str | None = None
+    ) -> None:
+        a = await self._resolve(interaction, first, "gpu", "first")
+        if a is None:
+            return
+        b = await self._resolve(interaction, second, "gpu", "second")
+        if b is None:
+            return
+        models: tuple[str, ...] = ()
+        if model:
+            m = await self._resolve(interaction, model, "model", "model")
+            if m is None:
+                return
+            models = (m[0],)
+        query = Query(
+            intent=Intent.COMPARE,
+            gpus=(a[0], b[0]),
+            models=models,
+            text=_describe("compare", first=a[0], second=b[0], model=models[0] if models else None),
+        )
+        await self._run(interaction, query)
+
+    @app_commands.command(name="info", description="Facts about one card or one model.")
+    @app_commands.describe(name="A card or a model (start typing to search).")
+    async def info(self, interaction: discord.Interaction, name: str) -> None:
+        found = await self._resolve(interaction, name, "any", "name")
+        if found is None:
+            return
+        ident, kind = found
+        query = Query(
+            intent=Intent.INFO,
+            gpus=(ident,) if kind == "gpu" else (),
+            models=(ident,) if kind == "model" else (),
+            text=_describe("info", name=ident),
+        )
+        await self._run(interaction, query)
+
+    @app_commands.command(name="list", description="The cards and models the advisor knows.")
+    @app_commands.describe(kind="GPUs or models (default: both).")
+    @app_commands.choices(kind=LIST_CHOICES)
+    async def list_(self, interaction: discord.Interaction, kind: Choice[str] | None = None) -> None:
+        query = Query(intent=Intent.LIST, list_kind=_opt(kind), text=_describe("list", kind=kind))
+        await self._run(interaction, query)
+
+    @app_commands.command(name="help", description="What the advisor can answer, with examples.")
+    async def help_(self, interaction: discord.Interaction) -> None:
+        await self._run(interaction, Query(intent=Intent.HELP, text="/gpu help"))
+
+    # -- autocomplete ---------------------------------------------------------------
+
+    @recommend.autocomplete("model")
+    @fit.autocomplete("model")
+    @compare.autocomplete("model")
+    async def _model_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return await _complete(self.advisor.matcher, current, "model")
+
+    @fit.autocomplete("gpu")
+    @compare.autocomplete("first")
+    @compare.autocomplete("second")
+    async def _gpu_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return await _complete(self.advisor.matcher, current, "gpu")
+
+    @info.autocomplete("name")
+    async def _any_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+        return await _complete(self.advisor.matcher, current, "any")

@@ -1,0 +1,225 @@
+"""answer(): the one seam. JSON contract, reply shape, and robustness to any input."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.answer import answer
+from bot.core.knowledge import get_catalog
+from bot.core.render import MAX_CHARS
+from bot.core.types import Context, Intent, Method, Query, Task
+
+CAT = get_catalog()
+
+CONTRACT_KEYS = {
+    "intent",
+    "models",
+    "gpus",
+    "budget_usd",
+    "task",
+    "method",
+    "precision",
+    "batch_size",
+    "seq_len",
+    "num_gpus",
+    "fit",
+    "recommendations",
+    "comparison",
+    "suggestions",
+    "text",
+}
+FIT_KEYS = {
+    "model",
+    "gpu",
+    "num_gpus",
+    "fits",
+    "required_gb",
+    "vram_gb",
+    "max_batch_size",
+    "breakdown_gb",
+    "basis",
+    "assumptions",
+}
+BREAKDOWN_KEYS = {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"}
+REC_KEYS = {"gpu", "price_usd", "price_date", "vram_gb", "fits", "max_batch_size", "relative_speed", "reason"}
+CMP_KEYS = {"gpu", "vram_gb", "price_usd", "fits", "max_batch_size", "relative_speed"}
+
+
+def ask(text: str, context: Context | None = None) -> dict:
+    return answer(text, context, catalog=CAT).to_json()
+
+
+def test_json_contract_fields_on_every_intent():
+    for q in (
+        "what GPU for BERT under $1000",
+        "can a 3090 run llama 3 8b",
+        "3090 vs 4090 for sdxl",
+        "info rtx 4090",
+        "which cards do you know",
+        "help",
+        "asdfghjkl",
+    ):
+        d = ask(q)
+        assert CONTRACT_KEYS <= set(d), q
+        assert d["intent"] in {i.value for i in Intent}
+
+
+def test_fit_entry_breakdown_adds_up_to_required():
+    d = ask("can I fine-tune llama 3 8b with qlora on a 3090?")
+    assert d["intent"] == "fit" and d["method"] == "qlora"
+    (f,) = d["fit"]
+    assert FIT_KEYS <= set(f) and set(f["breakdown_gb"]) == BREAKDOWN_KEYS
+    assert f["model"] == "llama-3-8b" and f["gpu"] == "rtx-3090" and f["vram_gb"] == 24
+    assert sum(f["breakdown_gb"].values()) == pytest.approx(f["required_gb"], abs=0.015)
+    assert f["fits"] is True and f["max_batch_size"] >= 1
+    assert f["assumptions"]["method"] == "qlora" and f["assumptions"]["grad_checkpointing"] is True
+
+
+def test_model_alone_gets_one_entry_with_null_gpu():
+    d = ask("how much VRAM does llama 2 70b need in fp16?")
+    (f,) = d["fit"]
+    assert f["gpu"] is None and f["fits"] is None and f["required_gb"] > 130
+    assert "needs about" in d["text"]
+
+
+def test_max_batch_question_answers_with_max_batch():
+    d = ask("max batch size for resnet-50 on a 2080 ti")
+    (f,) = d["fit"]
+    assert f["max_batch_size"] >= 64  # Lambda ran 64 (fp32) and 128 (fp16) on 11 GB cards
+    assert "Largest batch" in d["text"]
+
+
+def test_measured_cells_are_used_and_said_so():
+    d = ask("max batch size for nasnet large on a titan rtx")
+    (f,) = d["fit"]
+    assert f["basis"] == "measured" and f["max_batch_size"] == 32
+    assert "measured" in d["text"].lower()
+
+
+def test_recommendation_respects_budget_and_fits():
+    d = ask("what gpu for bert large training under $800")
+    assert d["recommendations"]
+    for r in d["recommendations"]:
+        assert REC_KEYS <= set(r)
+        assert r["price_usd"] <= 800 and r["fits"]
+        assert r["price_date"] and r["reason"]
+
+
+def test_nothing_in_budget_names_cheapest_card_and_a_fix():
+    d = ask("what gpu for llama 3 8b inference under $500")
+    assert d["recommendations"] == []
+    text = d["text"]
+    assert text.startswith("Nothing under $500")
+    assert "Cheapest card that fits" in text
+    assert "To stay in budget: with 8-bit weights" in text
+
+
+def test_no_fix_in_budget_says_how_much_the_smallest_setup_needs():
+    d = ask("what gpu for llama 3 70b inference under $500")
+    assert d["recommendations"] == []
+    assert "Even with 4-bit weights it needs about" in d["text"]
+
+
+def test_compare_rows_share_one_speed_scale():
+    d = ask("3090 vs 4090 for stable diffusion")
+    assert [c["gpu"] for c in d["comparison"]] == ["rtx-3090", "rtx-4090"]
+    for c in d["comparison"]:
+        assert CMP_KEYS <= set(c)
+    s3090, s4090 = (c["relative_speed"] for c in d["comparison"])
+    assert s3090 == pytest.approx(1.0) and s4090 > 1.2
+    assert "faster" in d["text"].splitlines()[0]
+
+
+def test_ask_back_leaves_ambiguous_card_out_and_offers_variants():
+    d = ask("can a 4060 ti run llama 2 13b in int8?")
+    assert d["gpus"] == [] and d["models"] == ["llama-2-13b"]
+    assert d["suggestions"] and "8 GB" in d["suggestions"][0] and "16 GB" in d["suggestions"][0]
+    ids = [c["id"] for c in d["choices"]]
+    assert ids == ["rtx-4060-ti-8gb", "rtx-4060-ti-16gb"]
+    # pressing a choice answers it
+    follow = ask(d["choices"][1]["text"])
+    assert follow["gpus"] == ["rtx-4060-ti-16gb"] and follow["fit"][0]["fits"] is True
+
+
+def test_follow_ups_keep_context():
+    a1 = answer("what gpu for bert under $1000", None, catalog=CAT)
+    a2 = answer("what about under $500?", a1.context, catalog=CAT)
+    assert a2.query.models == ("bert-base",) and a2.query.budget_usd == 500
+    assert all((r.price_usd or 0) <= 500 for r in a2.recommendations)
+    f1 = answer("can a 3090 run llama 3 8b", None, catalog=CAT)
+    f2 = answer("what about the 4090?", f1.context, catalog=CAT)
+    assert f2.query.gpus == ("rtx-4090",) and f2.query.models == ("llama-3-8b",)
+    f3 = answer("and with qlora?", f2.context, catalog=CAT)
+    assert f3.query.method is Method.QLORA and f3.fit[0].assumptions["method"] == "qlora"
+
+
+def test_reply_leads_with_verdict_then_assumptions():
+    a = answer("can a 3090 run llama 3 8b", None, catalog=CAT)
+    lines = a.text.splitlines()
+    assert lines[0] == a.verdict and lines[0].startswith(("Yes", "No"))
+    assert any(line.startswith("Assumed:") for line in lines)
+
+
+def test_slash_command_query_and_text_answer_alike():
+    q = Query(intent=Intent.FIT, models=("llama-3-8b",), gpus=("rtx-3090",), task=Task.INFERENCE)
+    by_query = answer(q, None, catalog=CAT)
+    by_text = answer("can a 3090 run llama 3 8b inference", None, catalog=CAT)
+    assert by_query.fit == by_text.fit
+
+
+def test_junk_gets_help_not_silence():
+    for q in ("", "   ", "asdfghjkl", "foobarnet-9000 on a 3090", "@everyone <@&123> hi"):
+        a = answer(q, None, catalog=CAT)
+        assert a.text.strip()
+        assert "Traceback" not in a.text
+
+
+def test_rocm_cards_say_so():
+    a = answer("can a 7900 xtx run llama 3 8b in int8", None, catalog=CAT)
+    assert "ROCm" in a.text
+
+
+_tokens = st.sampled_from(
+    [
+        "3090",
+        "4090",
+        "a100",
+        "llama 3 70b",
+        "bert",
+        "qlora",
+        "$500",
+        "€900",
+        "vs",
+        "batch 64",
+        "seq len 8192",
+        "2x",
+        "int4",
+        "fp32",
+        "train",
+        "run",
+        "max batch",
+        "预算",
+        "显卡",
+        "what about",
+        "?",
+        "@everyone",
+        "\n",
+    ]
+)
+_texts = st.one_of(
+    st.text(max_size=4000),
+    st.lists(_tokens, max_size=60).map(" ".join),
+    st.lists(st.one_of(_tokens, st.text(max_size=12)), max_size=200).map(" ".join).map(lambda s: s[:4000]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_any_input_gets_a_nonempty_reply_within_limits(text):
+    a = answer(text, None, catalog=CAT)
+    assert a.text.strip()
+    assert len(a.text) <= MAX_CHARS
+    b = answer("what about int4?", a.context, catalog=CAT)  # a follow-up on top of anything
+    assert b.text.strip() and len(b.text) <= MAX_CHARS
