@@ -24,7 +24,7 @@ import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -980,15 +980,19 @@ def _display(directory: Path, path: Path) -> str:
     return f"{directory.name}/{rel.as_posix()}"
 
 
+E = TypeVar("E", "GPU", "Model")
+
+
 def load_catalog(directory: Path | None = None) -> Catalog:
     """Read and validate a knowledge directory (default: the package's ``knowledge/``).
 
     Raises :class:`KnowledgeError` (one line: file, entry, field, problem) on the
     first problem. Never reads the environment; see :func:`default_knowledge_dir`.
     """
-    directory = Path(directory) if directory is not None else _package_knowledge_dir()
-    if not directory.is_dir():
-        raise KnowledgeError(str(directory), "knowledge directory does not exist")
+    root: Path = Path(directory) if directory is not None else _package_knowledge_dir()
+    if not root.is_dir():
+        raise KnowledgeError(str(root), "knowledge directory does not exist")
+    directory = root
 
     names: dict[str, str] = {}  # normalised id/alias -> "gpu 'x'" / "model 'y'"
 
@@ -999,33 +1003,23 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             raise KnowledgeError(display, f"{text!r} is already used by {owner}", entry=label, field=field)
         names[key] = label
 
-    # gpus
-    gpus_path = directory / "gpus.yaml"
-    gdisp = _display(directory, gpus_path)
-    gpus: dict[str, GPU] = {}
-    for i, raw in enumerate(_top_list(_read_yaml(gpus_path, gdisp), gdisp, "gpus")):
-        g = _build_gpu(gdisp, raw, i)
-        label = f"gpu '{g.id}'"
-        if g.id in gpus:
-            raise KnowledgeError(gdisp, "duplicate gpu id", entry=label, field="id")
-        claim(gdisp, label, "id", g.id)
-        for j, a in enumerate(g.aliases):
-            claim(gdisp, label, f"aliases[{j}]", a)
-        gpus[g.id] = g
+    def entries(filename: str, key: str, kind: str, build: Callable[[str, Any, int], E]) -> dict[str, E]:
+        path = root / filename
+        disp = _display(root, path)
+        out: dict[str, E] = {}
+        for i, raw in enumerate(_top_list(_read_yaml(path, disp), disp, key)):
+            e = build(disp, raw, i)
+            label = f"{kind} '{e.id}'"
+            if e.id in out:
+                raise KnowledgeError(disp, f"duplicate {kind} id", entry=label, field="id")
+            claim(disp, label, "id", e.id)
+            for j, a in enumerate(e.aliases):
+                claim(disp, label, f"aliases[{j}]", a)
+            out[e.id] = e
+        return out
 
-    # models
-    models_path = directory / "models.yaml"
-    mdisp = _display(directory, models_path)
-    models: dict[str, Model] = {}
-    for i, raw in enumerate(_top_list(_read_yaml(models_path, mdisp), mdisp, "models")):
-        m = _build_model(mdisp, raw, i)
-        label = f"model '{m.id}'"
-        if m.id in models:
-            raise KnowledgeError(mdisp, "duplicate model id", entry=label, field="id")
-        claim(mdisp, label, "id", m.id)
-        for j, a in enumerate(m.aliases):
-            claim(mdisp, label, f"aliases[{j}]", a)
-        models[m.id] = m
+    gpus = entries("gpus.yaml", "gpus", "gpu", _build_gpu)
+    models = entries("models.yaml", "models", "model", _build_model)
 
     # benchmarks
     bench_dir = directory / "benchmarks"

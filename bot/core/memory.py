@@ -100,6 +100,8 @@ __all__ = [
     "resolve_workload",
     "estimate",
     "suggest_changes",
+    "candidate_changes",
+    "Change",
     "Suggestion",
     "usable_bytes",
     "GB",
@@ -726,6 +728,90 @@ class Suggestion:
     parallelism: Parallelism | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change a user can make to need less memory per card."""
+
+    label: str  # "with 4-bit weights"
+    patch: dict[str, Any]  # Query fields that ask the question again with this change
+    workload: Workload
+    batch_size: int | None = None  # the batch to check; None keeps the question's
+
+
+def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) -> list[Change]:
+    """Every memory-saving change that applies, cheapest to the user's goals first.
+
+    Training: gradient checkpointing (costs ~30% speed), mixed precision,
+    8-bit Adam, LoRA, QLoRA. Inference: 8-bit, then 4-bit weights. Then a
+    shorter sequence, batch 1 (with gradient accumulation when training),
+    and with ``multi_card`` two cards splitting the model.
+    """
+    P = Precision
+    out: list[Change] = []
+    if w.trains:
+        if not w.grad_checkpointing:
+            out.append(
+                Change(
+                    "with gradient checkpointing",
+                    {"grad_checkpointing": True},
+                    replace(w, grad_checkpointing=True),
+                )
+            )
+        if w.precision is P.FP32:
+            out.append(
+                Change("in mixed precision (bf16)", {"precision": "bf16"}, replace(w, precision=P.BF16))
+            )
+        if w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
+            out.append(
+                Change("with 8-bit Adam", {"optimizer": "adam8bit"}, replace(w, optimizer=Optimizer.ADAM8BIT))
+            )
+        if w.method is Method.FULL and model.kind in TRANSFORMER_KINDS:
+            lora = replace(
+                w,
+                method=Method.LORA,
+                task=Task.FINETUNE,
+                lora_rank=LORA_RANK,
+                grad_checkpointing=True,
+                precision=P.BF16,
+            )
+            out.append(Change("with LoRA", {"method": "lora"}, lora))
+        if w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
+            qlora = replace(
+                w,
+                method=Method.QLORA,
+                task=Task.FINETUNE,
+                lora_rank=QLORA_RANK,
+                grad_checkpointing=True,
+                precision=P.INT4,
+                seq_len=min(w.seq_len or QLORA_SEQ_LEN, QLORA_SEQ_LEN),
+            )
+            out.append(Change("with QLoRA", {"method": "qlora"}, qlora))
+    else:
+        for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
+            if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
+                out.append(Change(label, {"precision": p.value}, replace(w, precision=p)))
+    if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
+        out.append(Change("at seq 512", {"seq_len": 512}, replace(w, seq_len=512)))
+    if (w.batch_size or 1) > 1:
+        label = "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1"
+        out.append(Change(label, {"batch_size": 1}, replace(w, batch_size=1), 1))
+    if multi_card and not w.trains and w.num_gpus == 1:
+        low = P.INT4 if _WEIGHT_BYTES[P.INT4] < _WEIGHT_BYTES[w.precision] else w.precision
+        label = (
+            "with 4-bit weights on 2 cards (tensor parallel)"
+            if low is not w.precision
+            else "on 2 cards (tensor parallel)"
+        )
+        out.append(
+            Change(
+                label,
+                {"precision": low.value, "num_gpus": 2},
+                replace(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
+            )
+        )
+    return out
+
+
 def suggest_changes(
     model: Model,
     gpu: GPU,
@@ -733,12 +819,11 @@ def suggest_changes(
     gpus: list[GPU] | None = None,
     limit: int = 3,
 ) -> list[Suggestion]:
-    """The cheapest changes that would make ``est`` fit, cheapest first.
+    """The cheapest changes that would make ``est`` fit this card, cheapest first.
 
-    Tried in order of cost to the user: a smaller batch, a shorter sequence,
-    gradient checkpointing, lower precision / 8-bit optimizer, LoRA, QLoRA,
-    4-bit weights, a second (or n-th) identical card, and the smallest card
-    in ``gpus`` that fits as is.
+    A smaller batch (the largest that fits), then ``candidate_changes`` in
+    their order, then more identical cards, and the smallest card in ``gpus``
+    that fits as asked.
     """
     if est.fits:
         return []
@@ -746,10 +831,9 @@ def suggest_changes(
     capacity = usable_bytes(gpu)
     out: list[Suggestion] = []
 
-    def trial(change: str, patch: dict[str, Any], **kw: Any) -> None:
+    def trial(change: str, patch: dict[str, Any], nw: Workload) -> None:
         if len(out) >= limit:
             return
-        nw = replace(w, **kw)
         e = estimate(model, gpu, workload=nw)
         if e.total <= capacity and (e.max_batch_size or 0) >= 1:
             if nw.num_gpus > 1:
@@ -762,40 +846,11 @@ def suggest_changes(
 
     if w.batch_size is not None and w.batch_size > 1 and (est.max_batch_size or 0) >= 1:
         b = est.max_batch_size or 1
-        trial(f"batch {b}", {"batch_size": b}, batch_size=b)
-    if w.trains and not w.grad_checkpointing:
-        trial("with gradient checkpointing", {"grad_checkpointing": True}, grad_checkpointing=True)
-    if w.precision is Precision.FP32:
-        trial("in mixed precision (bf16)", {"precision": "bf16"}, precision=Precision.BF16)
-    if w.trains and w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
-        trial("with 8-bit Adam", {"optimizer": "adam8bit"}, optimizer=Optimizer.ADAM8BIT)
-    if w.trains and w.method is Method.FULL and model.kind != "cnn":
-        trial(
-            "with LoRA",
-            {"method": "lora"},
-            method=Method.LORA,
-            task=Task.FINETUNE,
-            lora_rank=LORA_RANK,
-            grad_checkpointing=True,
-            precision=Precision.BF16,
-        )
-    if w.trains and w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
-        trial(
-            "with QLoRA",
-            {"method": "qlora"},
-            method=Method.QLORA,
-            task=Task.FINETUNE,
-            lora_rank=QLORA_RANK,
-            grad_checkpointing=True,
-            precision=Precision.INT4,
-            seq_len=min(w.seq_len or QLORA_SEQ_LEN, QLORA_SEQ_LEN),
-        )
-    if not w.trains:
-        for p, label in ((Precision.INT8, "with 8-bit weights"), (Precision.INT4, "with 4-bit weights")):
-            if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                trial(label, {"precision": str(p)}, precision=p)
-    if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
-        trial("at seq 512", {"seq_len": 512}, seq_len=512)
+        trial(f"batch {b}", {"batch_size": b}, replace(w, batch_size=b))
+    for c in candidate_changes(model, w):
+        if c.batch_size == 1 and out and out[0].query_patch and "batch_size" in out[0].query_patch:
+            continue  # "batch N" already said it
+        trial(c.label, c.patch, c.workload)
     # more identical cards
     if len(out) < limit:
         for n in (2, 4, 8):

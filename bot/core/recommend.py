@@ -234,90 +234,6 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
     return "; ".join(bits)
 
 
-def budget_changes(
-    model: Model, w: Workload, need: int
-) -> list[tuple[str, dict[str, object], Workload, int]]:
-    """Changes a user can make, cheapest to their goals first: (label, query patch, workload, batch)."""
-    out: list[tuple[str, dict[str, object], Workload, int]] = []
-    P = Precision
-    if not w.trains:
-        for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
-            if memory._WEIGHT_BYTES[p] < memory._WEIGHT_BYTES[w.precision]:
-                out.append((label, {"precision": p.value}, replace(w, precision=p), need))
-    else:
-        if not w.grad_checkpointing:
-            out.append(
-                (
-                    "with gradient checkpointing",
-                    {"grad_checkpointing": True},
-                    replace(w, grad_checkpointing=True),
-                    need,
-                )
-            )
-        if w.precision is P.FP32:
-            out.append(("in mixed precision", {"precision": "bf16"}, replace(w, precision=P.BF16), need))
-        if w.method is Method.FULL and model.kind in memory.TRANSFORMER_KINDS:
-            out.append(
-                (
-                    "with LoRA",
-                    {"method": "lora"},
-                    replace(
-                        w,
-                        method=Method.LORA,
-                        task=Task.FINETUNE,
-                        lora_rank=memory.LORA_RANK,
-                        grad_checkpointing=True,
-                        precision=P.BF16,
-                    ),
-                    need,
-                )
-            )
-        if w.method is not Method.QLORA and model.kind in memory.TRANSFORMER_KINDS:
-            out.append(
-                (
-                    "with QLoRA",
-                    {"method": "qlora"},
-                    replace(
-                        w,
-                        method=Method.QLORA,
-                        task=Task.FINETUNE,
-                        lora_rank=memory.QLORA_RANK,
-                        grad_checkpointing=True,
-                        precision=P.INT4,
-                        seq_len=min(w.seq_len or memory.QLORA_SEQ_LEN, memory.QLORA_SEQ_LEN),
-                    ),
-                    need,
-                )
-            )
-    if w.seq_len and w.seq_len > 512 and model.kind in memory.TRANSFORMER_KINDS:
-        out.append(("at seq 512", {"seq_len": 512}, replace(w, seq_len=512), need))
-    if not w.trains and w.num_gpus == 1:
-        low = P.INT4 if memory._WEIGHT_BYTES[P.INT4] < memory._WEIGHT_BYTES[w.precision] else w.precision
-        label = (
-            "with 4-bit weights on 2 cards (tensor parallel)"
-            if low is P.INT4
-            else "on 2 cards (tensor parallel)"
-        )
-        out.append(
-            (
-                label,
-                {"precision": low.value, "num_gpus": 2},
-                replace(w, precision=low, num_gpus=2, parallelism=memory.Parallelism.TENSOR),
-                need,
-            )
-        )
-    if need > 1:
-        out.append(
-            (
-                "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1",
-                {"batch_size": 1},
-                w,
-                1,
-            )
-        )
-    return out
-
-
 def _fix_for_budget(
     catalog: Catalog, model: Model, w: Workload, need: int, budget: float, ref: GPU
 ) -> tuple[memory.Suggestion | None, Candidate | None]:
@@ -327,12 +243,15 @@ def _fix_for_budget(
     ]
     if not affordable:
         return None, None
-    splits = w.parallelism.value in ("data", "sharded")
-    for label, patch, nw, b in budget_changes(model, w, need):
+    for c in memory.candidate_changes(model, replace(w, batch_size=need), multi_card=True):
+        nw, b = c.workload, c.batch_size or need
+        splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
         b_card = math.ceil(b / nw.num_gpus) if splits else b
         ok = []
         for g in affordable:
+            if (g.price_usd or 0) * nw.num_gpus > budget:
+                continue
             per_card = memory.max_batch_per_card(terms, g)
             if (per_card * nw.num_gpus if splits else per_card) >= b:
                 sp = speed.relative_speed(
@@ -344,7 +263,7 @@ def _fix_for_budget(
             total_gb = memory.total_bytes(terms, b_card) / GB
             price = (g.price_usd or 0) * nw.num_gpus
             cand = Candidate(g, b, True, sp, price, sp.relative / (price / 1000.0), total_gb)
-            return memory.Suggestion(label, round(total_gb, 1), True, g.id, nw.num_gpus, patch), cand
+            return memory.Suggestion(c.label, round(total_gb, 1), True, g.id, nw.num_gpus, c.patch), cand
     return None, None
 
 
