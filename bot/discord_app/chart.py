@@ -133,7 +133,9 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
     fig = Figure(figsize=(7, 4.2), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
     max_vram = max(p.vram_gb for p in points) or 1.0
-    for p in points:
+    # labels of the picks alternate above and below their marker so neighbours do not overlap
+    offsets = iter([(10, 10), (10, -16), (10, 22), (10, -28)] * 8)
+    for p in sorted(points, key=lambda p: p.price_usd):
         size = 40 + 360 * (p.vram_gb / max_vram)
         colour = "#2ecc71" if p.pick else ("#5865f2" if p.fits else "#b0b0b0")
         ax.scatter(
@@ -148,8 +150,17 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
             zorder=3 if p.pick else 2,
         )
         if p.labelled:
-            label = p.name if "GB" in p.name else f"{p.name}\n{p.vram_gb:g} GB"
-            ax.annotate(label, (p.price_usd, p.speed), textcoords="offset points", xytext=(8, 6), fontsize=8)
+            label = p.name if "GB" in p.name else f"{p.name} {p.vram_gb:g} GB"
+            ax.annotate(
+                label,
+                (p.price_usd, p.speed),
+                textcoords="offset points",
+                xytext=next(offsets),
+                fontsize=8,
+                arrowprops={"arrowstyle": "-", "color": "0.4", "linewidth": 0.6},
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.8},
+                zorder=4,
+            )
         else:
             ax.annotate(
                 f"{p.vram_gb:g}", (p.price_usd, p.speed), ha="center", va="center", fontsize=6, alpha=0.8
@@ -163,6 +174,8 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
     ax.set_title(_title(answer), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.margins(x=0.25, y=0.25)
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
     fig.text(
         0.01,
         0.01,
