@@ -261,8 +261,13 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         where = f"{n}x {short_name(g)}" if n > 1 else short_name(g)
         per_card = " per card" if n > 1 else ""
         cap = f"{g.vram_gb:g} GB" + (" each" if n > 1 else "")
+        # VRAM is sold in GiB ("24 GB" = 25.8e9 bytes); every figure we print is 1e9-byte GB
+        cap_gb = gb(memory.usable_bytes(g))
         if e.fits:
-            v = f"Yes - {_task_phrase(m, e)} fits {where} ({cap}): about {gb(e.total)} used{per_card}."
+            v = (
+                f"Yes - {_task_phrase(m, e)} fits {where} ({cap}): "
+                f"about {gb(e.total)} of {cap_gb} used{per_card}."
+            )
         elif (e.max_batch_size or 0) >= 1 and q.batch_size:
             v = (
                 f"Not at batch {q.batch_size} - {_task_phrase(m, e)} on {where} ({cap}) "
@@ -270,7 +275,11 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             )
         else:
             have = "have" if n > 1 else "has"
-            v = f"No - {_task_phrase(m, e)} needs about {gb(e.total)}{per_card}; {where} {have} {cap}."
+            each = " each" if n > 1 else ""
+            v = (
+                f"No - {_task_phrase(m, e)} needs about {gb(e.total)}{per_card}; "
+                f"{where} {have} {cap_gb}{each} (sold as {g.vram_gb:g} GB)."
+            )
         verdicts.append(v)
         if single:
             details.append(_breakdown_line(e))
@@ -300,7 +309,7 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             )
         if single or not assumptions:
             assumptions.append(_assumption_line(e))
-        for note in e.workload.notes:
+        for note in (*e.workload.notes, *_seq_warning(m, e)):
             if note not in details:
                 details.append(note)
     if not basis:
@@ -319,6 +328,15 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         fit=tuple(entries),
         sources=_sources([*models, *gpus]),
     )
+
+
+def _seq_warning(m: Model, e: Estimate) -> tuple[str, ...]:
+    s = e.workload.seq_len
+    if s and m.max_seq_len and s > m.max_seq_len:
+        return (
+            f"Note: {m.name} was trained for at most {m.max_seq_len:,} tokens; seq {s:,} needs a longer-context variant.",
+        )
+    return ()
 
 
 def _suggestion_phrase(cat: Catalog, s: memory.Suggestion, asked: GPU) -> str:

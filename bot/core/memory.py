@@ -3,7 +3,8 @@
 Every figure the bot gives comes from these formulas, so a user can check it.
 Sizes are bytes; answers show decimal GB (1 GB = 1e9 bytes). A card's VRAM is
 what the vendor sells as "24 GB", which is 24 GiB of memory chips, so its
-capacity is ``vram_gb * 2**30`` bytes.
+capacity is ``vram_gb * 2**30`` bytes (25.8 GB): answers say "about 20.1 of
+25.8 GB used" so both figures are in one unit.
 
 Notation: P parameters, L transformer blocks, h hidden size, a attention
 heads, kv key/value heads (grouped-query attention), d head dimension, f FFN

