@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # Create .venv (once) and install the project with its dev tools; reinstall
-# only when pyproject.toml changed. Sourced by run.sh and test.sh.
+# only when pyproject.toml changed. Called by run.sh and test.sh.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$here/.venv"
 py="${PYTHON:-python3}"
+if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "gpu-advisor needs Python 3.11 or newer (set PYTHON=/path/to/python3.11)" >&2
+  exit 1
+fi
 if [ ! -x "$venv/bin/python" ]; then
   "$py" -m venv "$venv"
 fi
 stamp="$venv/.installed-$(sha1sum "$here/pyproject.toml" | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >&2
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$here[dev]" >&2
+  echo "Setting up .venv (first run; takes a minute)..." >&2
+  log="$venv/install.log"
+  if ! { "$venv/bin/python" -m pip install --disable-pip-version-check --upgrade pip \
+         && "$venv/bin/python" -m pip install --disable-pip-version-check -e "$here[dev]"; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "installing the dependencies failed; full log: $log" >&2
+    exit 1
+  fi
   rm -f "$venv"/.installed-* && touch "$stamp"
 fi

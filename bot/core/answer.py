@@ -35,6 +35,13 @@ log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
 
+GENERAL_MIN_VRAM_GB = 12
+
+LEGACY_NOTE = (
+    "{card} ({arch}) is past CUDA 13 and PyTorch's CUDA 12.8+ wheels: it needs a CUDA 12.6 build, "
+    "so I don't recommend buying one."
+)
+
 EXAMPLES = (
     "what GPU for BERT under $1000",
     "can I fine-tune llama 3 8b with qlora on a 3090?",
@@ -307,6 +314,8 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             details.append(
                 f"{card_label(g)} runs PyTorch through ROCm, not CUDA: check your framework supports it."
             )
+        if g.legacy_cuda:
+            details.append(LEGACY_NOTE.format(card=card_label(g), arch=g.architecture))
         if single or not assumptions:
             assumptions.append(_assumption_line(e))
         for note in (*e.workload.notes, *_seq_warning(m, e)):
@@ -549,7 +558,9 @@ def _workload_title(m: Model, w: memory.Workload) -> str:
 def _recommend_general(cat: Catalog, q: Query) -> Answer:
     """No model named: rank cards in budget across a representative workload set."""
     pool = [
-        g for g in cat.gpus.values() if g.price_usd and (q.budget_usd is None or g.price_usd <= q.budget_usd)
+        g
+        for g in cat.gpus.values()
+        if recommend.buyable(g) and (q.budget_usd is None or (g.price_usd or 0) <= q.budget_usd)
     ]
     if not pool:
         cheapest = min((g for g in cat.gpus.values() if g.price_usd), key=lambda g: g.price_usd or 0)
@@ -564,13 +575,16 @@ def _recommend_general(cat: Catalog, q: Query) -> Answer:
     by_id = recommend.representative_rows(cat)
     rows = sorted((by_id[g.id] for g in pool), key=lambda r: -(r.relative_speed or 0))
     fastest = rows[0]
-    best_value = max(rows, key=lambda r: r.value or 0)
+    # value among cards with room for today's models (the 2020 guide's "most models" tier was 8 GB;
+    # with LLMs in the mix it is 12 GB): a 6 GB card is cheap per unit of speed but not a good buy
+    roomy = [r for r in rows if r.gpu.vram_gb >= GENERAL_MIN_VRAM_GB] or rows
+    best_value = max(roomy, key=lambda r: r.value or 0)
     most_mem = max(rows, key=lambda r: (r.gpu.vram_gb, r.relative_speed or 0))
     picks: list[tuple[recommend.CompareRow, str]] = [(fastest, "fastest in range")]
     if most_mem is not fastest and most_mem.gpu.vram_gb > fastest.gpu.vram_gb:
         picks.append((most_mem, "most memory: language models are bound by memory"))
     if best_value not in [p for p, _ in picks]:
-        picks.append((best_value, "best $/perf"))
+        picks.append((best_value, f"best $/perf with at least {GENERAL_MIN_VRAM_GB} GB"))
     budget = f" under ${q.budget_usd:,.0f}" if q.budget_usd is not None else ""
     details = []
     recs = []
@@ -713,6 +727,8 @@ def _gpu_facts(g: GPU) -> list[str]:
     ]
     if g.software == "rocm":
         lines.append("AMD card: PyTorch runs through ROCm; most models work, CUDA-only kernels do not.")
+    if g.legacy_cuda:
+        lines.append(LEGACY_NOTE.format(card=card_label(g), arch=g.architecture))
     if _is_uncurated(g) and "also lists" in (g.notes or ""):
         lines.append("Took the desktop card with the most memory; " + (g.notes or "").split("; ", 1)[1] + ".")
     if est:

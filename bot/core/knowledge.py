@@ -115,6 +115,7 @@ class GPU:
     price_2020_usd: float | None = None
     cloud_usd_per_hour: float | None = None
     form_factor: str = "pcie"
+    legacy_cuda: bool = False
     estimated: frozenset[str] = frozenset()
     notes: str | None = None
 
@@ -432,6 +433,7 @@ _GPU_FIELDS: dict[str, tuple[Checker, bool]] = {
     "price_2020_usd": (_pos_number, False),
     "cloud_usd_per_hour": (_pos_number, False),
     "form_factor": (_enum(*FORM_FACTORS), False),
+    "legacy_cuda": (_bool, False),
     "source": (_str, True),
     "estimated": (_str_list, False),
     "notes": (_str, False),

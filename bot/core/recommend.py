@@ -268,8 +268,9 @@ def _fix_for_budget(
 
 
 def buyable(g: GPU) -> bool:
-    """Priced and sold as a card a person can put in a workstation (not SXM/OAM server modules)."""
-    return bool(g.price_usd) and getattr(g, "form_factor", "pcie") == "pcie"
+    """Worth buying today: priced, a card that goes in a workstation (not an SXM/OAM
+    server module), and supported by current CUDA and PyTorch wheels (not legacy_cuda)."""
+    return bool(g.price_usd) and g.form_factor == "pcie" and not g.legacy_cuda
 
 
 @dataclass(frozen=True)

@@ -267,3 +267,15 @@ def test_without_flash_attention_switches_on_the_quadratic_term():
 def test_sequence_beyond_the_models_context_is_flagged():
     a = answer("bert large training seq len 2048 on a 4090", None, catalog=CAT)
     assert "at most 512 tokens" in a.text
+
+
+def test_legacy_and_server_cards_are_never_recommended_but_still_fit_checked():
+    legacy = {g.id for g in CAT.gpus.values() if g.legacy_cuda}
+    server = {g.id for g in CAT.gpus.values() if g.form_factor != "pcie"}
+    assert {"gtx-1080-ti", "titan-v", "tesla-v100-32gb"} <= legacy and "h100-sxm" in server
+    for q in ("what gpu for bert under $1000", "what gpu should I buy under $1500", "llama 2 7b in 4bit under 300",
+              "what gpu for llama 3 70b inference under $40000"):
+        for r in answer(q, None, catalog=CAT).recommendations:
+            assert r.gpu not in legacy | server, (q, r.gpu)
+    fit = answer("can a 1080 ti train resnet-50", None, catalog=CAT)
+    assert fit.fit[0].fits and "CUDA 13" in fit.text
