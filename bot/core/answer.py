@@ -10,6 +10,7 @@ pieces out for a terminal or for Discord.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -295,7 +296,8 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
             seq = f" at seq {e.workload.seq_len}" if e.workload.seq_len else ""
             src = " (measured)" if e.basis == "measured" else ""
             mbs = f"{mb:,}" if mb < 1_000_000 else "very large"
-            details.append(f"Largest batch{seq}{' on ' + card_label(g) if not single else ''}: {mbs}{src}.")
+            which = "" if single else f" for {m.name} on {short_name(g)}"
+            details.append(f"Largest batch{which}{seq}: {mbs}{src}.")
         if e.basis == "measured" and e.measured_note:
             basis.append(f"Max batch: {e.measured_note}; breakdown modelled.")
         known = _known_to_run(cat, m, g, e)
@@ -366,16 +368,20 @@ def _known_to_run(cat: Catalog, m: Model, g: GPU, e: Estimate) -> str | None:
     mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec, gpu_vram=gpu_vram)
     if mv is None or mv.value <= 0:
         return None
-    return f"Measured: Lambda's TensorFlow benchmark trained it at batch {mv.value:g} ({prec}, {mv.basis})."
+    return (
+        f"Measured: Lambda's TensorFlow benchmark trained {m.name} at batch {mv.value:g} "
+        f"({prec}, {mv.basis})."
+    )
 
 
 def _multi_verdict(entries: list[FitEntry], cat: Catalog) -> str:
     yes = [e for e in entries if e.fits]
-    if len(yes) == len(entries):
-        return f"All {len(entries)} fit."
+    n = len(entries)
+    if len(yes) == n:
+        return "Both fit." if n == 2 else f"All {n} fit."
     if not yes:
-        return f"None of the {len(entries)} fit."
-    return f"{len(yes)} of {len(entries)} fit."
+        return "Neither fits." if n == 2 else f"None of the {n} fit."
+    return f"{len(yes)} of {n} fit."
 
 
 def _fit_models_alone(cat: Catalog, q: Query, models: list[Model]) -> Answer:
@@ -758,10 +764,18 @@ def _model_facts(cat: Catalog, m: Model) -> list[str]:
     ]
 
 
+_PRICE_QUESTION = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|how much is|worth)\b|多少钱|价格|价钱", re.I
+)
+
+
 def _info(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer:
     lines: list[str] = []
     for g in gpus:
-        lines.extend(_gpu_facts(g))
+        facts = _gpu_facts(g)
+        if _PRICE_QUESTION.search(q.text):  # "how much does a 5080 cost": the price leads
+            facts = [f"{card_label(g)}: " + facts[1].removeprefix("Price: "), facts[0], *facts[2:]]
+        lines.extend(facts)
     for m in models:
         lines.extend(_model_facts(cat, m))
     return Answer(
