@@ -34,6 +34,10 @@ def _setup_logging(level: str) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
         root.addHandler(handler)
     root.setLevel(level)
+    # the bot never joins voice: discord.py's start-up warnings about voice libraries are noise
+    logging.getLogger("discord.client").addFilter(
+        lambda record: "voice will NOT be supported" not in record.getMessage()
+    )
     if level != "DEBUG":
         # discord.py's per-event debug lines would carry message contents.
         logging.getLogger("discord.gateway").setLevel(max(logging.INFO, logging.getLevelName(level)))
@@ -52,6 +56,7 @@ def run(settings: Settings, *, stderr: TextIO | None = None) -> int:
 
     _setup_logging(settings.log_level)
 
+    import aiohttp
     import discord
 
     from .advisor import Advisor
@@ -80,6 +85,15 @@ def run(settings: Settings, *, stderr: TextIO | None = None) -> int:
         print(
             "error: ASK_CHANNEL_IDS needs the Message Content intent: enable it under Bot -> Privileged "
             "Gateway Intents in the developer portal, or unset ASK_CHANNEL_IDS.",
+            file=err,
+        )
+        return EXIT_FAILED
+    except (OSError, aiohttp.ClientError) as exc:
+        # no route to Discord (or to DISCORD_API_BASE): a setup problem, not a bug
+        log.debug("cannot reach Discord", exc_info=True)
+        print(
+            f"error: cannot reach Discord ({exc}). Check the network, or DISCORD_API_BASE / "
+            "DISCORD_GATEWAY_URL if you run behind a proxy.",
             file=err,
         )
         return EXIT_FAILED
