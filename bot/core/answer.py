@@ -463,6 +463,8 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
                 speed_basis=c.speed.basis,
                 value=round(c.value, 3) if c.value else None,
                 reason=reason,
+                throughput=_round_tp(c.speed.unit_value),
+                throughput_unit=c.speed.unit,
             )
         )
         count = f"{w.num_gpus}x " if w.num_gpus > 1 else ""
@@ -549,6 +551,22 @@ def _no_fix_line(m: Model, w: memory.Workload, budget: float) -> str:
         f"Even {how} it needs about {gb(e.total)}: no card (or pair of cards) under "
         f"${budget:,.0f} holds that."
     )
+
+
+def _round_tp(v: float | None) -> float | None:
+    return None if v is None else (round(v) if v >= 100 else round(v, 1))
+
+
+def _throughput_phrase(sp: object) -> str:
+    """ " (568 images/s, measured)" / " (~44 tokens/s)" or ""."""
+    value = getattr(sp, "unit_value", None)
+    unit = getattr(sp, "unit", None) or ""
+    if not value:
+        return ""
+    if "measured" in unit:
+        return f" ({value:,.0f} {unit.split(' (')[0]}, measured)"
+    at = " at batch 1" if "batch 1" in unit else ""
+    return f" (~{value:,.0f} {unit.split(' (')[0]}{at})"
 
 
 def _workload_title(m: Model, w: memory.Workload) -> str:
@@ -669,8 +687,9 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
         else:
             fit_s = ", ".join(f"{cat.models[mid].name} {'ok' if ok else 'no'}" for mid, ok, _ in r.per_model)
         value = f"{r.value:.2f}x/$1k" if r.value else "n/a"
+        tp = _throughput_phrase(r.speed)
         details.append(
-            f"{card_label(g)}: {g.vram_gb:g} GB | {fit_s} | {r.relative_speed or 0:.2f}x | "
+            f"{card_label(g)}: {g.vram_gb:g} GB | {fit_s} | {r.relative_speed or 0:.2f}x{tp} | "
             f"{price_label(g)} | {value} | {g.tdp_w} W"
         )
         out_rows.append(
@@ -686,6 +705,8 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
                 speed_basis=r.speed_basis,
                 value=round(r.value, 3) if r.value else None,
                 tdp_w=g.tdp_w,
+                throughput=_round_tp(r.speed.unit_value) if r.speed else None,
+                throughput_unit=r.speed.unit if r.speed else None,
             )
         )
     if res.workload is not None:

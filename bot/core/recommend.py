@@ -283,6 +283,7 @@ class CompareRow:
     value: float | None
     total_gb: float | None
     per_model: tuple[tuple[str, bool, int], ...] = ()  # (model id, fits, max batch) for representative sets
+    speed: speed.Speed | None = None  # with images/s or tokens/s when known
 
 
 @dataclass(frozen=True)
@@ -325,6 +326,7 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                     sp.basis,
                     sp.relative / (price / 1000.0) if price else None,
                     est.total / GB,
+                    speed=sp,
                 )
             )
         return CompareResult(tuple(rows), model, w)

@@ -166,6 +166,8 @@ class Recommendation:
     speed_basis: str  # "measured" | "modelled"
     value: float | None  # relative speed per $1000
     reason: str
+    throughput: float | None = None  # images/s or tokens/s, when measured or modelled in those units
+    throughput_unit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,6 +183,8 @@ class Recommendation:
             "speed_basis": self.speed_basis,
             "value": self.value,
             "reason": self.reason,
+            "throughput": self.throughput,
+            "throughput_unit": self.throughput_unit,
         }
 
 
@@ -197,6 +201,8 @@ class ComparisonRow:
     speed_basis: str
     value: float | None
     tdp_w: int | None
+    throughput: float | None = None
+    throughput_unit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -211,6 +217,8 @@ class ComparisonRow:
             "speed_basis": self.speed_basis,
             "value": self.value,
             "tdp_w": self.tdp_w,
+            "throughput": self.throughput,
+            "throughput_unit": self.throughput_unit,
         }
 
 
