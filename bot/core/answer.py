@@ -60,7 +60,9 @@ def answer(
         q = question
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
-        q = parse(text, cat, context)
+        last = context.last if context is not None else None
+        picked = pick_choice(text, last.choices) if last is not None and last.choices else None
+        q = parse(picked.text if picked else text, cat, context)
     try:
         ans = _dispatch(cat, q)
     except Exception:  # one bad question never takes a surface down
@@ -76,6 +78,26 @@ def answer(
         ans = replace(ans, suggestions=q.suggestions, choices=ans.choices or q.choices)
     ans = replace(ans, context=Context(last=q))
     return replace(ans, text=render.to_text(ans))
+
+
+def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
+    """A short reply that picks one of the options offered last time: "2", "16 GB", "the 8gb one".
+
+    Surfaces without buttons (the terminal, plain-text Discord) answer an
+    ask-back this way. Only an unambiguous pick counts; anything else is a
+    new question.
+    """
+    words = reply.strip().lower()
+    if not words or len(words) > 40:
+        return None
+    number = re.fullmatch(r"#?\s*(\d{1,2})[.)]?", words)
+    if number and 1 <= int(number.group(1)) <= len(choices):
+        return choices[int(number.group(1)) - 1]
+    key = re.sub(r"\b(?:the|one|card|version|variant|model|please|pls)\b|[^a-z0-9.]", "", words)
+    if not key:
+        return None
+    hits = [c for c in choices if key in re.sub(r"[^a-z0-9.]", "", c.label.lower())]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _dispatch(cat: Catalog, q: Query) -> Answer:
@@ -304,7 +326,7 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         if known:
             details.append(known)
         if not e.fits:
-            sugg = memory.suggest_changes(m, g, e, list(cat.gpus.values()))
+            sugg = memory.suggest_changes(m, g, e, [c for c in cat.gpus.values() if recommend.buyable(c)])
             if sugg:
                 details.append(
                     "Would fit: " + "; ".join(_suggestion_phrase(cat, s, g) for s in sugg[:3]) + "."
@@ -419,13 +441,19 @@ def _smallest_fitting(cat: Catalog, m: Model, q: Query) -> str | None:
     terms = memory.profile(m, w)
     need = q.batch_size or 1
     fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]
-    if fits:
-        g = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
-        cheap = min((g for g in fits if g.price_usd), key=lambda g: g.price_usd or 0, default=None)
-        s = f"Smallest single card that fits: {card_label(g)}"
-        if cheap is not None and cheap.id != g.id:
+    buyable = [g for g in fits if recommend.buyable(g)]
+    if buyable:
+        g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
+        cheap = min(buyable, key=lambda g: g.price_usd or 0)
+        s = f"Smallest card you can buy that fits: {card_label(g)}"
+        if cheap.id != g.id:
             s += f"; cheapest: {card_label(cheap)} at {price_label(cheap)}"
+        else:
+            s += f" at {price_label(g)}"
         return s + "."
+    if fits:
+        g = min(fits, key=lambda g: g.vram_gb)
+        return f"No workstation card holds it on its own; of server modules, {card_label(g)} does."
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
     for n in (2, 4, 8):
         e = memory.estimate(m, big, workload=replace(w, num_gpus=n, parallelism=_split(w)))

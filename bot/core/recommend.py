@@ -156,14 +156,14 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
-    best_value = max(fitting, key=lambda c: c.value or 0, default=None)
+    best_value = best_value_of(fitting) if fitting else None
 
     picks: list[tuple[Candidate, str]] = []
     if budget is not None:
         chosen: list[Candidate] = []
         if in_budget:
             chosen.append(in_budget[0])
-            bv = max(in_budget, key=lambda c: c.value or 0)
+            bv = best_value_of(in_budget)
             if bv not in chosen:
                 chosen.append(bv)
             mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
@@ -182,10 +182,17 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(cheapest)
         if best_value is not None and best_value not in chosen:
             chosen.append(best_value)
-        fastest_under = [c for c in in_budget if c.gpu.segment == "consumer"]
-        if fastest_under and fastest_under[0] not in chosen:
-            chosen.append(fastest_under[0])
-        picks = [(c, _reason(c, fitting, w, need, model)) for c in chosen[:3]]
+        consumer = [c for c in in_budget if c.gpu.segment == "consumer"]
+        fastest_consumer = consumer[0] if consumer else None
+        if fastest_consumer is not None and fastest_consumer not in chosen:
+            chosen.append(fastest_consumer)
+        labels = {id(cheapest): "cheapest that fits", id(fastest_consumer): "fastest consumer card"}
+        picks = []
+        for c in chosen[:3]:
+            reason = _reason(c, fitting, w, need, model)
+            if id(c) in labels:
+                reason += "; " + labels[id(c)]
+            picks.append((c, reason))
 
     servers = [c for c in cands if c.fits and not buyable(c.gpu)]
     server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
@@ -213,6 +220,23 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     )
 
 
+VALUE_MIN_SHARE = 0.4
+
+
+def best_value_of(pool: list[Candidate]) -> Candidate:
+    """Most speed per dollar among cards at least 40% as fast as the fastest in the pool
+    (or as the RTX 3090, when the pool's fastest is faster than that).
+
+    Without the floor the cheapest old card always wins on the ratio (a $120
+    card at a third of the speed) though nobody shopping in that range wants it;
+    capping the floor at the reference keeps a no-budget pool, whose fastest
+    card is a $8,000 workstation card, from excluding every affordable one.
+    """
+    top = min(max(c.speed.relative for c in pool), 1.0)
+    fair = [c for c in pool if c.speed.relative >= VALUE_MIN_SHARE * top] or pool
+    return max(fair, key=lambda c: c.value or 0)
+
+
 def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> str:
     bits: list[str] = []
     what = "batch" if w.trains or model.kind in ("cnn", "diffusion") else "batch"
@@ -221,7 +245,7 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
     bits.append(f"{c.speed.relative:.2f}x the RTX 3090's speed")
     if pool:
         fastest = max(pool, key=lambda x: x.speed.relative)
-        best_val = max(pool, key=lambda x: x.value or 0)
+        best_val = best_value_of(pool)
         most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
         if c is fastest:
             bits.append("fastest in range")

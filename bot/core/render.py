@@ -23,7 +23,8 @@ def to_text(ans: Answer, max_chars: int = MAX_CHARS) -> str:
     if ans.suggestions and ans.suggestions[0] != ans.verdict and not ans.choices:
         tail.extend(ans.suggestions)
     if ans.choices:
-        tail.append("Options: " + " | ".join(c.label for c in ans.choices))
+        options = "  ".join(f"[{i}] {c.label}" for i, c in enumerate(ans.choices, 1))
+        tail.append(f"Options: {options} (reply with a number or a name)")
     body = list(ans.details)
     text = _join(head, body, tail)
     if len(text) <= max_chars:

@@ -273,9 +273,30 @@ def test_legacy_and_server_cards_are_never_recommended_but_still_fit_checked():
     legacy = {g.id for g in CAT.gpus.values() if g.legacy_cuda}
     server = {g.id for g in CAT.gpus.values() if g.form_factor != "pcie"}
     assert {"gtx-1080-ti", "titan-v", "tesla-v100-32gb"} <= legacy and "h100-sxm" in server
-    for q in ("what gpu for bert under $1000", "what gpu should I buy under $1500", "llama 2 7b in 4bit under 300",
-              "what gpu for llama 3 70b inference under $40000"):
+    for q in (
+        "what gpu for bert under $1000",
+        "what gpu should I buy under $1500",
+        "llama 2 7b in 4bit under 300",
+        "what gpu for llama 3 70b inference under $40000",
+    ):
         for r in answer(q, None, catalog=CAT).recommendations:
             assert r.gpu not in legacy | server, (q, r.gpu)
     fit = answer("can a 1080 ti train resnet-50", None, catalog=CAT)
     assert fit.fit[0].fits and "CUDA 13" in fit.text
+
+
+def test_a_short_reply_picks_an_offered_option():
+    a = answer("can a 4060 ti run llama 2 13b in int8?", None, catalog=CAT)
+    assert a.query.needs_clarification and len(a.choices) == 2
+    for reply, gid in (
+        ("2", "rtx-4060-ti-16gb"),
+        ("16 GB", "rtx-4060-ti-16gb"),
+        ("the 8gb one", "rtx-4060-ti-8gb"),
+    ):
+        b = answer(reply, a.context, catalog=CAT)
+        assert b.query.gpus == (gid,), reply
+        assert b.query.models == ("llama-2-13b",) and b.fit
+    # not a pick: a new question stays a new question
+    c = answer("what gpu for bert under $500", a.context, catalog=CAT)
+    assert c.intent is Intent.RECOMMEND
+    assert "[1] RTX 4060 Ti 8 GB" in a.text
