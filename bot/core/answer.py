@@ -261,6 +261,7 @@ def _fit_entry(cat: Catalog, m: Model, g: GPU | None, e: Estimate) -> FitEntry:
         assumptions=e.assumptions(),
         headroom_gb=round(e.headroom / GB, 2) if e.headroom is not None else None,
         measured_note=e.measured_note,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
     )
 
 
@@ -493,6 +494,7 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
                 reason=reason,
                 throughput=_round_tp(c.speed.unit_value),
                 throughput_unit=c.speed.unit,
+                price_label=price_label(c.gpu, w.num_gpus),
             )
         )
         count = f"{w.num_gpus}x " if w.num_gpus > 1 else ""
@@ -659,6 +661,7 @@ def _recommend_general(cat: Catalog, q: Query) -> Answer:
                 speed_basis=row.speed_basis,
                 value=round(row.value, 3) if row.value else None,
                 reason=why,
+                price_label=price_label(g),
             )
         )
     suggestions = q.suggestions
@@ -735,6 +738,7 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
                 tdp_w=g.tdp_w,
                 throughput=_round_tp(r.speed.unit_value) if r.speed else None,
                 throughput_unit=r.speed.unit if r.speed else None,
+                price_label=price_label(g),
             )
         )
     if res.workload is not None:

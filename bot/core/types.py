@@ -135,6 +135,7 @@ class FitEntry:
     assumptions: dict[str, Any]
     headroom_gb: float | None = None
     measured_note: str | None = None
+    capacity_gb: float | None = None  # the card in 1e9-byte GB (a "24 GB" card is 25.8), like required_gb
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,6 +150,7 @@ class FitEntry:
             "basis": self.basis,
             "assumptions": dict(self.assumptions),
             "headroom_gb": self.headroom_gb,
+            "capacity_gb": self.capacity_gb,
         }
 
 
@@ -168,6 +170,7 @@ class Recommendation:
     reason: str
     throughput: float | None = None  # images/s or tokens/s, when measured or modelled in those units
     throughput_unit: str | None = None
+    price_label: str = ""  # "$900 used est. (2026-05)": how every surface shows the price
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -185,6 +188,7 @@ class Recommendation:
             "reason": self.reason,
             "throughput": self.throughput,
             "throughput_unit": self.throughput_unit,
+            "price_label": self.price_label,
         }
 
 
@@ -203,6 +207,7 @@ class ComparisonRow:
     tdp_w: int | None
     throughput: float | None = None
     throughput_unit: str | None = None
+    price_label: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -219,6 +224,7 @@ class ComparisonRow:
             "tdp_w": self.tdp_w,
             "throughput": self.throughput,
             "throughput_unit": self.throughput_unit,
+            "price_label": self.price_label,
         }
 
 

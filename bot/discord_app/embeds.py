@@ -115,7 +115,7 @@ _BREAKDOWN_PART = re.compile(r"^[A-Za-z][\w +/-]* [\d.,]+ [KMGT]i?B$")
 def _rec_field(rank: int, rec: Recommendation) -> tuple[str, str]:
     name = f"{rank}. {rec.name}"
     parts = [
-        _price(rec.price_usd, rec.price_kind, rec.price_date),
+        rec.price_label or _price(rec.price_usd, rec.price_kind, rec.price_date),
         f"{_gb(rec.vram_gb)} VRAM",
         _speed(rec.relative_speed, rec.speed_basis),
     ]
@@ -136,9 +136,10 @@ def _fit_field(entry: FitEntry, name_of: NameOf) -> tuple[str, str]:
     verdict = {True: "fits", False: "does not fit", None: "needs"}[entry.fits]
     name = f"{name_of('model', entry.model)} on {where}: {verdict}"
     lines = []
-    used = f"about {_gb(entry.required_gb)} per card"
-    if entry.vram_gb is not None:
-        used += f" of {_gb(entry.vram_gb)}"
+    used = f"about {_gb(entry.required_gb)}" + (" per card" if entry.num_gpus > 1 else "")
+    if entry.capacity_gb is not None:
+        # both figures in 1e9-byte GB: a card sold as "24 GB" holds 25.8 GB
+        used += f" of {_gb(entry.capacity_gb)}"
     if entry.headroom_gb is not None and entry.fits:
         used += f" ({_gb(entry.headroom_gb)} spare)"
     lines.append(used)
@@ -158,7 +159,7 @@ def _fit_field(entry: FitEntry, name_of: NameOf) -> tuple[str, str]:
 
 
 def _compare_field(row: ComparisonRow) -> tuple[str, str]:
-    parts = [f"{_gb(row.vram_gb)} VRAM", _price(row.price_usd, None, row.price_date)]
+    parts = [f"{_gb(row.vram_gb)} VRAM", row.price_label or _price(row.price_usd, None, row.price_date)]
     if row.fits is not None:
         parts.append("fits" if row.fits else "does not fit")
     if row.max_batch_size is not None:
@@ -237,7 +238,10 @@ def build_embed(answer: Answer, name_of: NameOf = _ids) -> discord.Embed:
     dates = _price_dates(answer)
     if dates and not any("price" in b.lower() for b in answer.basis):
         footer_parts.append("Prices as of " + ", ".join(dates))
-    footer_parts += list(answer.sources)
+    if answer.sources and answer.intent is not Intent.INFO:
+        footer_parts.append("Sources: /gpu info <card or model>")
+    elif answer.sources:
+        footer_parts += list(answer.sources)
     footer = "\n".join(p.strip() for p in footer_parts if p.strip())
     if footer:
         embed.set_footer(text=truncate(footer, LIMITS["footer"]))
