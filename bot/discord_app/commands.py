@@ -132,8 +132,8 @@ class GpuGroup(
     @app_commands.describe(
         model="The model to run or train (start typing to search).",
         budget="Most you want to spend, in US dollars.",
-        task="Training from scratch, fine-tuning or inference (default: fine-tuning).",
-        precision="Number format for weights and activations (default: mixed precision).",
+        task="Training, fine-tuning or inference (default: inference for LLMs, training for CNNs).",
+        precision="Number format (default: fp16/bf16; mixed precision when training).",
         batch="Batch size you need (default: the answer picks one).",
         seq_len="Sequence length in tokens (default depends on the model).",
     )
@@ -177,9 +177,9 @@ class GpuGroup(
     @app_commands.describe(
         model="The model (start typing to search).",
         gpu="The graphics card (start typing to search).",
-        task="Training from scratch, fine-tuning or inference (default: fine-tuning).",
+        task="Training, fine-tuning or inference (default: inference for LLMs, training for CNNs).",
         method="Full fine-tuning, LoRA or QLoRA (fine-tuning only).",
-        precision="Number format for weights and activations (default: mixed precision).",
+        precision="Number format (default: fp16/bf16; mixed precision when training).",
         batch="Batch size (default: the largest that fits is reported).",
         seq_len="Sequence length in tokens (default depends on the model).",
         count="How many of these cards (default 1).",
