@@ -231,15 +231,20 @@ def _breakdown_line(e: Estimate) -> str:
     return " | ".join(f"{name} {gb(v)}" for name, v in parts if v >= 0.005 * GB)
 
 
-def _assumption_line(e: Estimate, extra: str = "") -> str:
+def _assumption_line(e: Estimate, m: Model, extra: str = "") -> str:
     w = e.workload
     batch = f", batch {e.batch_size}" if e.batch_size else ""
     att = "" if w.fused_attention else ", no fused attention"
-    hint = _change_hint(w)
+    hint = _change_hint(w, m)
     return f"Assumed: {w.describe()}{batch}{att}.{extra} {hint}".rstrip()
 
 
-def _change_hint(w: memory.Workload) -> str:
+def _change_hint(w: memory.Workload, m: Model) -> str:
+    """Follow-ups that change this answer, in words the parser understands."""
+    if m.kind in ("cnn", "diffusion"):
+        if w.task is Task.INFERENCE:
+            return 'Try "batch 4", "at 1024px" or "in fp32".'
+        return 'Try "in fp32", "batch 64", "at 512px" or "2x" cards.'
     if w.task is Task.INFERENCE:
         return 'Try "in int4", "8k context" or "batch 8".'
     if w.method.value in ("lora", "qlora"):
@@ -342,7 +347,7 @@ def _fit(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Answer
         if g.legacy_cuda:
             details.append(LEGACY_NOTE.format(card=card_label(g), arch=g.architecture))
         if single or not assumptions:
-            assumptions.append(_assumption_line(e))
+            assumptions.append(_assumption_line(e, m))
         for note in (*e.workload.notes, *_seq_warning(m, e)):
             if note not in details:
                 details.append(note)
@@ -423,7 +428,7 @@ def _fit_models_alone(cat: Catalog, q: Query, models: list[Model]) -> Answer:
         if smallest:
             lines.append(smallest)
         if not assumptions:
-            assumptions.append(_assumption_line(e))
+            assumptions.append(_assumption_line(e, m))
     verdict = lines[0]
     return Answer(
         intent=Intent.FIT,
@@ -533,7 +538,7 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
         elif r.budget_usd is not None:
             details.append(_no_fix_line(m, w, r.budget_usd))
     batch = f"batch {r.batch_needed}" + (" (default)" if r.batch_was_default else "")
-    assumptions = (f"Assumed: {w.describe()}, {batch}. {_change_hint(w)}",)
+    assumptions = (f"Assumed: {w.describe()}, {batch}. {_change_hint(w, m)}",)
     measured = sum(1 for c, _ in r.picks if c.speed.basis == "measured")
     basis = [
         "Memory modelled (formulas: `help memory`); "
@@ -741,9 +746,9 @@ def _compare(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> Answer
                 price_label=price_label(g),
             )
         )
-    if res.workload is not None:
+    if res.workload is not None and m is not None:
         batch = f", batch {q.batch_size}" if q.batch_size else ""
-        assumptions = (f"Assumed: {res.workload.describe()}{batch}. {_change_hint(res.workload)}",)
+        assumptions = (f"Assumed: {res.workload.describe()}{batch}. {_change_hint(res.workload, m)}",)
     else:
         assumptions = ('Assumed: typical workloads; add a model ("... for llama 3 8b") to compare on it.',)
     basis_kinds = {r.speed_basis for r in rows}

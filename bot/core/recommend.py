@@ -27,7 +27,7 @@ __all__ = [
     "CompareResult",
     "compare",
     "REPRESENTATIVE",
-    "tier",
+    "headroom_phrase",
 ]
 
 # what "compare two cards" measures when no model is named
@@ -85,15 +85,15 @@ def fit_estimate(catalog: Catalog, model: Model, gpu: GPU | None, q: Query) -> E
     return memory.estimate(model, gpu, workload=w)
 
 
-def tier(gpu: GPU, model: Model, w: Workload, max_batch: int, need: int) -> str:
-    """The 2020 guide's vocabulary, applied to this workload."""
+def headroom_phrase(max_batch: int, need: int, trains: bool) -> str | None:
+    """The 2020 guide's vocabulary ("requires small batch sizes"), relative to this workload."""
+    if max_batch >= 1_000_000:
+        return None
     if max_batch >= 4 * max(need, 1):
-        return "room for large batches" if w.trains else "plenty of headroom"
-    if max_batch >= need:
-        return "fits" if not w.trains else "fits with modest batches"
-    if max_batch >= 1:
-        return "only small batches"
-    return "does not fit"
+        return "room for large batches" if trains else "room for many parallel requests"
+    if max_batch < 2 * max(need, 1) and trains:
+        return "small batches only"
+    return None
 
 
 @dataclass(frozen=True)
@@ -239,9 +239,11 @@ def best_value_of(pool: list[Candidate]) -> Candidate:
 
 def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> str:
     bits: list[str] = []
-    what = "batch" if w.trains or model.kind in ("cnn", "diffusion") else "batch"
     seq = f" at seq {w.seq_len}" if w.seq_len else ""
-    bits.append(f"fits {what} {c.max_batch}{seq}" if c.max_batch < 100_000 else "fits easily")
+    bits.append(f"fits batch {c.max_batch}{seq}" if c.max_batch < 100_000 else "fits easily")
+    room = headroom_phrase(c.max_batch, need, w.trains)
+    if room:
+        bits.append(room)
     bits.append(f"{c.speed.relative:.2f}x the RTX 3090's speed")
     if pool:
         fastest = max(pool, key=lambda x: x.speed.relative)
