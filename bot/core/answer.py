@@ -552,6 +552,22 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
     if dates:
         basis.append(f"Prices as of {', '.join(dates)}; street prices move, check before buying.")
     details.extend(r.notes)
+    candidates = tuple(
+        ComparisonRow(
+            gpu=c.gpu.id,
+            name=card_label(c.gpu),
+            vram_gb=c.gpu.vram_gb,
+            price_usd=c.price,
+            price_date=c.gpu.price_date,
+            fits=c.fits,
+            max_batch_size=c.max_batch,
+            relative_speed=c.speed.relative,
+            speed_basis=c.speed.basis,
+            value=c.value,
+            tdp_w=c.gpu.tdp_w,
+        )
+        for c in r.considered
+    )
     return Answer(
         intent=Intent.RECOMMEND,
         query=q,
@@ -561,6 +577,7 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
         basis=tuple(basis),
         recommendations=tuple(recs),
         sources=_sources([m, *(c.gpu for c, _ in r.picks)]),
+        candidates=candidates,
     )
 
 

@@ -250,6 +250,8 @@ class Answer:
     suggestions: tuple[str, ...] = ()
     choices: tuple[Choice, ...] = ()
     sources: tuple[str, ...] = ()
+    # every card a recommendation weighed (picks included), for charts; not in the JSON
+    candidates: tuple[ComparisonRow, ...] = ()
     context: Context = field(default_factory=Context)
     text: str = ""
 

@@ -135,7 +135,7 @@ class Advisor:
         if view is not None:
             kwargs["view"] = view
         if files and wants_chart(answer):
-            chart = await render_chart_file(answer, self.catalog)
+            chart = await render_chart_file(answer)
             if chart is not None:
                 kwargs["file"] = chart
                 if embeds:

@@ -14,11 +14,10 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 import discord
 
-from bot.core.types import Answer, Intent
+from bot.core.types import Answer
 
 __all__ = ["ChartPoint", "chart_points", "render_chart", "render_chart_file", "CHART_FILENAME"]
 
@@ -42,41 +41,31 @@ class ChartPoint:
     labelled: bool = True
 
 
-def _pool(answer: Answer, catalog: Any, picked: set[str]) -> list[ChartPoint]:
-    """The other priced cards the engine considered for this recommendation
-    (``RecommendResult.considered``), near the budget, as the background."""
-    q = answer.query
-    if catalog is None or answer.intent != Intent.RECOMMEND or len(q.models) != 1:
-        return []
-    try:
-        from bot.core import recommend
-
-        result = recommend.recommend(catalog, catalog.models[q.models[0]], q)
-    except Exception:
-        log.debug("no candidate pool for the chart", exc_info=True)
-        return []
+def _pool(answer: Answer, picked: set[str]) -> list[ChartPoint]:
+    """The other cards the recommendation weighed (``Answer.candidates``), near the
+    budget, as the background."""
     prices = [r.price_usd for r in answer.recommendations if r.price_usd]
-    ceiling = max([*(p * 1.5 for p in prices), (q.budget_usd or 0) * 1.5]) or float("inf")
-    out = []
-    for c in result.considered:
-        if c.gpu.id in picked or c.price is None or c.price > ceiling:
-            continue
-        out.append(
-            ChartPoint(
-                c.gpu.name,
-                c.price,
-                c.speed.relative,
-                c.gpu.vram_gb,
-                False,
-                c.speed.basis,
-                c.fits,
-                labelled=False,
-            )
+    ceiling = max([*(p * 1.5 for p in prices), (answer.query.budget_usd or 0) * 1.5]) or float("inf")
+    return [
+        ChartPoint(
+            c.name,
+            c.price_usd,
+            c.relative_speed,
+            c.vram_gb,
+            False,
+            c.speed_basis,
+            bool(c.fits),
+            labelled=False,
         )
-    return out
+        for c in answer.candidates
+        if c.gpu not in picked
+        and c.price_usd is not None
+        and c.relative_speed is not None
+        and c.price_usd <= ceiling
+    ]
 
 
-def chart_points(answer: Answer, catalog: Any = None) -> list[ChartPoint]:
+def chart_points(answer: Answer) -> list[ChartPoint]:
     """What to plot: for a recommendation, the picks (highlighted) over the other
     candidates near the budget; for a comparison, its rows (the faster one
     highlighted). Rows without a price or a speed cannot be placed."""
@@ -90,7 +79,7 @@ def chart_points(answer: Answer, catalog: Any = None) -> list[ChartPoint]:
             )
         )
     if points:
-        points = _pool(answer, catalog, {r.gpu for r in answer.recommendations}) + points
+        points = _pool(answer, {r.gpu for r in answer.recommendations}) + points
     rows = [c for c in answer.comparison if c.price_usd is not None and c.relative_speed is not None]
     fastest = max((c.relative_speed or 0.0 for c in rows), default=None)
     for c in rows:
@@ -103,11 +92,11 @@ def chart_points(answer: Answer, catalog: Any = None) -> list[ChartPoint]:
     return points
 
 
-def render_chart(answer: Answer, catalog: Any = None) -> bytes | None:
+def render_chart(answer: Answer) -> bytes | None:
     """PNG bytes, or None when there is nothing to plot. Synchronous: call it
     from a worker thread (``render_chart_file`` does). Popular questions repeat,
     so the last few charts are kept."""
-    points = chart_points(answer, catalog)
+    points = chart_points(answer)
     if not points:
         return None
     key = (_title(answer), tuple(points))
@@ -195,10 +184,10 @@ def _title(answer: Answer) -> str:
     return verdict if len(verdict) <= 80 else verdict[:79] + "…"
 
 
-async def render_chart_file(answer: Answer, catalog: Any = None) -> discord.File | None:
+async def render_chart_file(answer: Answer) -> discord.File | None:
     """Render in a worker thread; any failure is logged and means no chart."""
     try:
-        data = await asyncio.to_thread(render_chart, answer, catalog)
+        data = await asyncio.to_thread(render_chart, answer)
     except Exception:
         log.exception("chart rendering failed for %r", answer.verdict)
         return None
