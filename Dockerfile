@@ -15,10 +15,10 @@ WORKDIR /app
 
 # Dependencies first, from pyproject.toml alone: this layer is reused until
 # the dependency list changes, however often the code does.
-COPY pyproject.toml ./
+COPY pyproject.toml requirements.lock ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
+    && pip install -c requirements.lock -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
 RUN useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin advisor
