@@ -504,12 +504,16 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
         )
         count = f"{w.num_gpus}x " if w.num_gpus > 1 else ""
         details.append(f"{i}. {count}{card_label(c.gpu)} - {price_label(c.gpu, w.num_gpus)} - {reason}")
-    if r.picks:
-        top = r.picks[0][0]
-        lead = "fastest in budget" if r.budget_usd is not None else "cheapest that fits"
-        verdict = f"{what}{budget} -> {card_label(top.gpu)} ({lead})"
+    if r.picks and r.budget_usd is not None:
+        verdict = f"{what}{budget} -> {card_label(r.picks[0][0].gpu)} (fastest in budget)"
+    elif r.picks:
+        verdict = f"{what}: " + "; ".join(
+            f"{label} {card_label(c.gpu)}"
+            for label, c in (("best value", r.best_value_fit), ("cheapest that fits", r.cheapest_fit))
+            if c is not None
+        )
     else:
-        verdict = f"Nothing{budget} fits {what.lower() if what[0].isupper() and False else what}."
+        verdict = f"Nothing{budget} fits {what} as asked."
         if r.cheapest_fit is not None:
             c = r.cheapest_fit
             details.append(
@@ -531,9 +535,11 @@ def _recommend(cat: Catalog, q: Query, m: Model) -> Answer:
             n = r.fix.num_gpus
             card = f"{n}x {card_label(r.fix_card.gpu)}" if n > 1 else card_label(r.fix_card.gpu)
             per = " per card" if n > 1 else ""
+            lead = "To stay in budget" if r.budget_usd is not None else "Cheapest way to run it"
+            rocm = "; ROCm, not CUDA" if r.fix_card.gpu.software == "rocm" else ""
             details.append(
-                f"To stay in budget: {r.fix.change} it fits {card} "
-                f"({price_label(r.fix_card.gpu, n)}), about {r.fix.total_gb:g} GB{per}."
+                f"{lead}: {r.fix.change} it fits {card} "
+                f"({price_label(r.fix_card.gpu, n)}{rocm}), about {r.fix.total_gb:g} GB{per}."
             )
         elif r.budget_usd is not None:
             details.append(_no_fix_line(m, w, r.budget_usd))

@@ -852,19 +852,27 @@ def suggest_changes(
         if c.batch_size == 1 and out and out[0].query_patch and "batch_size" in out[0].query_patch:
             continue  # "batch N" already said it
         trial(c.label, c.patch, c.workload)
-    # more identical cards
-    if len(out) < limit:
+    # more identical cards: as asked, then (inference) with 4-bit weights, fewest cards first
+    par = Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
+    if w.trains and w.method is not Method.FULL:
+        par = Parallelism.DATA
+    ladders = [(w, "")]
+    if not w.trains and _WEIGHT_BYTES[Precision.INT4] < _WEIGHT_BYTES[w.precision]:
+        ladders.append((replace(w, precision=Precision.INT4), "with 4-bit weights "))
+    for base, prefix in ladders:
+        if len(out) >= limit:
+            break
         for n in (2, 4, 8):
             if n <= w.num_gpus:
                 continue
-            par = Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
-            if w.trains and w.method is not Method.FULL:
-                par = Parallelism.DATA
-            nw = replace(w, num_gpus=n, parallelism=par)
+            nw = replace(base, num_gpus=n, parallelism=par)
             e = estimate(model, gpu, workload=nw)
             if e.fits and (e.max_batch_size or 0) >= 1:
-                label = f"on {n} cards, {_PAR_NAMES[par].split(' (')[0]}"
-                out.append(Suggestion(label, round(e.total / GB, 1), True, gpu.id, n, {"num_gpus": n}, par))
+                label = f"{prefix}on {n} cards, {_PAR_NAMES[par].split(' (')[0]}"
+                patch: dict[str, Any] = {"num_gpus": n}
+                if prefix:
+                    patch["precision"] = Precision.INT4.value
+                out.append(Suggestion(label, round(e.total / GB, 1), True, gpu.id, n, patch, par))
                 break
     if gpus and len(out) < limit + 1:
         need = 1 if w.batch_size is None else w.batch_size

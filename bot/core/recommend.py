@@ -197,7 +197,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     servers = [c for c in cands if c.fits and not buyable(c.gpu)]
     server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
-    if budget is not None and not in_budget:
+    if not in_budget:
+        # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
         fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
     notes: list[str] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
@@ -261,36 +262,50 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
 
 
 def _fix_for_budget(
-    catalog: Catalog, model: Model, w: Workload, need: int, budget: float, ref: GPU
+    catalog: Catalog, model: Model, w: Workload, need: int, budget: float | None, ref: GPU
 ) -> tuple[memory.Suggestion | None, Candidate | None]:
-    """The cheapest change that makes some card within budget work, and the fastest such card."""
-    affordable = [
-        g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= budget
-    ]
-    if not affordable:
-        return None, None
+    """What to change when nothing fits as asked.
+
+    With a budget: the first change (cheapest to the user's goals) that makes
+    a card within budget work, and the fastest such card. Without one: of all
+    changes, the one that runs on the cheapest hardware.
+    """
+    limit = budget if budget is not None else float("inf")
+    affordable = [g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= limit]
+    best: tuple[float, memory.Suggestion, Candidate] | None = None
     for c in memory.candidate_changes(model, replace(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
-        b_card = math.ceil(b / nw.num_gpus) if splits else b
-        ok = []
-        for g in affordable:
-            if (g.price_usd or 0) * nw.num_gpus > budget:
-                continue
-            per_card = memory.max_batch_per_card(terms, g)
-            if (per_card * nw.num_gpus if splits else per_card) >= b:
-                sp = speed.relative_speed(
-                    model, g, nw.precision, task=nw.task, catalog=catalog, reference=ref
-                )
-                ok.append((sp, g))
-        if ok:
-            sp, g = max(ok, key=lambda t: (t[0].relative, -(t[1].price_usd or 0)))
-            total_gb = memory.total_bytes(terms, b_card) / GB
-            price = (g.price_usd or 0) * nw.num_gpus
-            cand = Candidate(g, b, True, sp, price, sp.relative / (price / 1000.0), total_gb)
-            return memory.Suggestion(c.label, round(total_gb, 1), True, g.id, nw.num_gpus, c.patch), cand
-    return None, None
+        ok = [
+            g
+            for g in affordable
+            if (g.price_usd or 0) * nw.num_gpus <= limit
+            and memory.max_batch_per_card(terms, g) * (nw.num_gpus if splits else 1) >= b
+        ]
+        if not ok:
+            continue
+        speeds = {
+            g.id: speed.relative_speed(model, g, nw.precision, task=nw.task, catalog=catalog, reference=ref)
+            for g in ok
+        }
+        if budget is None:
+            g = min(ok, key=lambda g: ((g.price_usd or 0), -speeds[g.id].relative))
+        else:
+            g = max(ok, key=lambda g: (speeds[g.id].relative, -(g.price_usd or 0)))
+        sp = speeds[g.id]
+        total_gb = memory.total_bytes(terms, math.ceil(b / nw.num_gpus) if splits else b) / GB
+        price = (g.price_usd or 0) * nw.num_gpus
+        found = (
+            price,
+            memory.Suggestion(c.label, round(total_gb, 1), True, g.id, nw.num_gpus, c.patch),
+            Candidate(g, b, True, sp, price, sp.relative / (price / 1000.0), total_gb),
+        )
+        if budget is not None:
+            return found[1], found[2]
+        if best is None or found[0] < best[0]:
+            best = found
+    return (best[1], best[2]) if best is not None else (None, None)
 
 
 def buyable(g: GPU) -> bool:

@@ -300,3 +300,16 @@ def test_a_short_reply_picks_an_offered_option():
     c = answer("what gpu for bert under $500", a.context, catalog=CAT)
     assert c.intent is Intent.RECOMMEND
     assert "[1] RTX 4060 Ti 8 GB" in a.text
+
+
+def test_no_budget_and_nothing_fits_names_the_cheapest_way_to_run_it():
+    a = answer("what's the cheapest gpu that can run llama 3 70b", None, catalog=CAT)
+    assert a.recommendations == ()
+    line = next(x for x in a.details if x.startswith("Cheapest way to run it"))
+    # the cheapest setup among all changes: 4-bit on two 24 GB cards beats any single 48 GB+ card
+    assert "4-bit" in line and "2x" in line
+
+
+def test_multi_card_suggestions_combine_with_4_bit():
+    a = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
+    assert "on 8 cards" in a.text and "with 4-bit weights on 2 cards" in a.text
