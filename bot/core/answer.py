@@ -9,6 +9,7 @@ pieces out for a terminal or for Discord.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Iterable
@@ -179,10 +180,12 @@ def gb(x: float) -> str:
     return f"{v:.2f} GB" if v < 1 else f"{v:.1f} GB"
 
 
+@functools.lru_cache(maxsize=4096)
 def short_name(g: GPU) -> str:
     return g.name.replace("GeForce ", "").replace("NVIDIA ", "").replace(" Generation", "")
 
 
+@functools.lru_cache(maxsize=4096)
 def card_label(g: GPU) -> str:
     """Short name with the VRAM, once: "RTX 3090 24 GB", "A100 PCIe 40 GB"."""
     name = short_name(g)
