@@ -59,6 +59,7 @@ __all__ = [
     "tokens",
     "normalize",
     "DEFAULT_VARIANTS",
+    "AMBIGUOUS_NAMES",
     "WORD_CUTOFF",
 ]
 
@@ -84,6 +85,14 @@ DEFAULT_VARIANTS: dict[str, str] = {
     "3060": "rtx-3060-12gb",  # the 8 GB card is a rare cut-down model
     "3080": "rtx-3080-10gb",  # the 12 GB card came later and sold little
     "h100": "h100-sxm",  # SXM and PCIe both have 80 GB; SXM is what clouds rent
+}
+
+#: Names people use for different cards of different generations (not memory
+#: variants of one card, which are found from the catalog). "RTX 6000" was the
+#: Turing Quadro in the 2020 guide; today it as often means the Ada or the
+#: Blackwell workstation card. Treated like a family: asked back when it matters.
+AMBIGUOUS_NAMES: dict[str, tuple[str, ...]] = {
+    "rtx 6000": ("quadro-rtx-6000", "rtx-6000-ada", "rtx-pro-6000"),
 }
 
 # Words dropped at the start of card names to derive the keys people type.
@@ -406,6 +415,12 @@ class Matcher:
             name_words = tokens(str(getattr(self._gpus[members[0]], "name", members[0])))
             for dw in _strip_gpu(_family_words(name_words)):
                 self._add(dw, _Target("gpu", members, family=True), "gpu", None)
+        for name, members in AMBIGUOUS_NAMES.items():
+            ids = tuple(g for g in members if g in self._gpus)
+            if len(ids) > 1:
+                words = tokens(name)
+                self._keys.pop(" ".join(words), None)
+                self._add(words, _Target("gpu", ids, family=True), "gpu", None)
         # drop keys nobody owns; build compact index and vocabulary
         self._keys = {k: t for k, t in self._keys.items() if t.ids}
         # names our tokenizer cannot see (Chinese aliases such as "稳定扩散"): literal search

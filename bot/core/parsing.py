@@ -643,7 +643,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             default, differs = matcher.family_default(mn.ids, mn.preferred)
             if differs and cares and not matcher.has_default(mn.ids):
                 clarify = True
-                family_name = _short_gpu(_family_label(matcher, mn.ids))
+                family_name = _short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
                 sizes = " or ".join(f"{_vram(matcher, g)} GB" for g in mn.ids)
                 suggestions.append(f"Which {family_name}? The answer differs: {sizes}.")
                 for g in mn.ids:
@@ -799,7 +799,7 @@ def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
         common = common[:k]
     while len(common) > 1 and common[-1].lower().rstrip("0123456789") in ("sxm", "pcie", "pci"):
         common = common[:-1]
-    return " ".join(common) or names[0]
+    return " ".join(common)
 
 
 def _vram(matcher: Matcher, gid: str) -> str:
