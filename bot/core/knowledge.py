@@ -58,7 +58,7 @@ COMPONENT_ROLES = ("denoiser", "text_encoder", "vae")
 BENCH_KINDS = ("max_batch", "throughput", "known_batch")
 BENCH_TASKS = ("training", "inference")
 FORM_FACTORS = ("pcie", "sxm", "oam")
-BENCH_PRECISIONS = ("fp32", "fp16", "unstated")
+BENCH_PRECISIONS = ("fp32", "fp16", "int8", "int4", "unstated")
 BENCH_SEMANTICS = ("largest_tried", "known_to_run", "measured")
 
 _YYYY_MM = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
@@ -609,7 +609,7 @@ class Benchmarks:
 
     def __init__(self, sets: list[BenchmarkSet]) -> None:
         self._sets: dict[str, BenchmarkSet] = {s.id: s for s in sets}
-        self._rank_cache: dict[tuple[str, str | None], list[BenchmarkSet]] = {}
+        self._rank_cache: dict[tuple[str, str | None, str | None], list[BenchmarkSet]] = {}
 
     # -- enumeration
     def sets(self, kind: str | None = None) -> list[BenchmarkSet]:
@@ -649,20 +649,22 @@ class Benchmarks:
             basis=basis,
         )
 
-    def _ranked(self, kind: str, precision: str | None = None) -> list[BenchmarkSet]:
+    def _ranked(self, kind: str, precision: str | None = None, task: str | None = None) -> list[BenchmarkSet]:
         # Broadest table first (most cards), then file order: a wide table gives the
         # most consistent relative comparisons. Sets never change: rank once per key.
-        key = (kind, precision)
+        key = (kind, precision, task)
         hit = self._rank_cache.get(key)
         if hit is None:
-            hit = self._rank_cache[key] = self._rank(kind, precision)
+            hit = self._rank_cache[key] = self._rank(kind, precision, task)
         return hit
 
-    def _rank(self, kind: str, precision: str | None) -> list[BenchmarkSet]:
+    def _rank(self, kind: str, precision: str | None, task: str | None) -> list[BenchmarkSet]:
         chosen = [
             s
             for s in self._sets.values()
-            if s.kind == kind and (precision is None or s.precision == precision)
+            if s.kind == kind
+            and (precision is None or s.precision == precision)
+            and (task is None or s.task == task)
         ]
         order = {s.id: i for i, s in enumerate(self._sets.values())}
         return sorted(chosen, key=lambda s: (-len({g for row in s.data.values() for g in row}), order[s.id]))
@@ -675,9 +677,12 @@ class Benchmarks:
                 return self._mv(s, v)
         return None
 
-    def throughput(self, model_id: str, gpu_id: str, precision: str) -> MeasuredValue | None:
-        """Training images/s at ``precision`` ('fp32', 'fp16' or 'unstated'); 0 = did not run."""
-        for s in self._ranked("throughput", precision):
+    def throughput(
+        self, model_id: str, gpu_id: str, precision: str, task: str = "training"
+    ) -> MeasuredValue | None:
+        """Measured throughput at ``precision`` for ``task``: training images/s, or
+        inference tokens/s (batch 1 generation); 0 = did not fit / did not run."""
+        for s in self._ranked("throughput", precision, task):
             v = s.data.get(model_id, {}).get(gpu_id)
             if v is not None:
                 return self._mv(s, v)

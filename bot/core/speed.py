@@ -115,14 +115,62 @@ def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> 
     return score
 
 
-def _measured(catalog: Catalog | None, model_id: str, gpu_id: str, precision: Precision) -> float | None:
+_BENCH_PRECISION = {
+    Precision.FP32: "fp32",
+    Precision.FP16: "fp16",
+    Precision.BF16: "fp16",  # same bytes and the same tensor rate
+    Precision.FP8: "fp8",
+    Precision.INT8: "int8",
+    Precision.INT4: "int4",
+}
+
+
+def _measured(
+    catalog: Catalog | None, model_id: str, gpu_id: str, precision: Precision, task: str = "training"
+) -> float | None:
     if catalog is None:
         return None
-    prec = "fp32" if precision is Precision.FP32 else "fp16"
-    for p in (prec, "unstated"):
-        mv = catalog.benchmarks.throughput(model_id, gpu_id, p)
+    prec = _BENCH_PRECISION[precision]
+    for p in (prec, "unstated") if task == "training" else (prec,):
+        mv = catalog.benchmarks.throughput(model_id, gpu_id, p, task)
         if mv is not None and mv.value > 0:
             return float(mv.value)
+    return None
+
+
+def _measured_ratio(
+    catalog: Catalog,
+    model: Model,
+    gpu: GPU,
+    reference: GPU,
+    precision: Precision,
+    task: Task,
+    ref_score: float,
+    anchors: tuple[str, ...],
+    unit: str,
+) -> Speed | None:
+    """This card's measured throughput over the reference card's, bridged through
+    another measured card (and the model's ratio of it to the reference) when the
+    reference itself was not measured."""
+    bench_task = "inference" if task is Task.INFERENCE else "training"
+    meas = _measured(catalog, model.id, gpu.id, precision, bench_task)
+    if meas is None:
+        return None
+    anchor_val = _measured(catalog, model.id, reference.id, precision, bench_task)
+    if anchor_val is not None:
+        return Speed(meas / anchor_val, "measured", meas, unit)
+    for anchor_id in anchors:
+        anchor_val = _measured(catalog, model.id, anchor_id, precision, bench_task)
+        if anchor_val is not None and anchor_id in catalog.gpus:
+            anchor = catalog.gpu(anchor_id)
+            bridge = modelled_score(anchor, model, task, precision) / ref_score
+            return Speed(
+                meas / anchor_val * bridge,
+                "measured",
+                meas,
+                unit,
+                note=f"measured relative to {anchor.name}, bridged to the reference by the model",
+            )
     return None
 
 
@@ -160,24 +208,34 @@ def relative_speed(
             unit_value = DECODE_EFFICIENCY * gpu.memory_bandwidth_gbs * 1e9 / wbytes
             unit = "tokens/s (batch 1, modelled)"
 
-    if task is not Task.INFERENCE and model.kind == "cnn":
-        meas = _measured(catalog, model.id, gpu.id, precision)
-        if meas is not None and catalog is not None:
-            anchor_val = _measured(catalog, model.id, reference.id, precision)
-            if anchor_val is not None:
-                return Speed(meas / anchor_val, "measured", meas, "images/s (training, measured)")
-            for anchor_id in ("rtx-2080-ti", "titan-rtx", "quadro-rtx-8000", "gtx-1080-ti"):
-                anchor_val = _measured(catalog, model.id, anchor_id, precision)
-                if anchor_val is not None and anchor_id in catalog.gpus:
-                    anchor = catalog.gpu(anchor_id)
-                    bridge = modelled_score(anchor, model, task, precision) / ref_score
-                    return Speed(
-                        meas / anchor_val * bridge,
-                        "measured",
-                        meas,
-                        "images/s (training, measured)",
-                        note=f"measured relative to {anchor.name}, bridged to the reference by the model",
-                    )
+    if catalog is not None and task is not Task.INFERENCE and model.kind == "cnn":
+        found = _measured_ratio(
+            catalog,
+            model,
+            gpu,
+            reference,
+            precision,
+            task,
+            ref_score,
+            ("rtx-2080-ti", "titan-rtx", "quadro-rtx-8000", "gtx-1080-ti"),
+            "images/s (training, measured)",
+        )
+        if found is not None:
+            return found
+    if catalog is not None and reg == "decode":
+        found = _measured_ratio(
+            catalog,
+            model,
+            gpu,
+            reference,
+            precision,
+            task,
+            ref_score,
+            ("rtx-4090", "a100-80gb", "rtx-a6000"),
+            "tokens/s (batch 1, measured)",
+        )
+        if found is not None:
+            return found
     return Speed(modelled, "modelled", unit_value, unit)
 
 
