@@ -194,7 +194,7 @@ def speed_report(cat: Catalog, alpha: float | None = None, tf32: float | None = 
         ref = cat.gpu(speed.REFERENCE_GPU)
         errs = []
         for s in cat.benchmarks.sets("throughput"):
-            if s.precision not in ("fp32", "fp16"):
+            if s.precision not in ("fp32", "fp16") or s.task != "training":
                 continue
             prec = Precision.FP16 if s.precision == "fp16" else Precision.FP32
             for mid, row in s.data.items():

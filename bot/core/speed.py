@@ -12,7 +12,9 @@ workload is:
   mostly compute-bound (the 2020 guide: image models are compute-bound);
 - LLM token generation at small batch is bandwidth-bound: every token reads
   all (active) weights once, so tokens/s ~ efficiency * bandwidth / bytes of
-  weights (``alpha`` = 0).
+  weights (``alpha`` = 0), the efficiency measured per memory kind and
+  weight format (``DECODE_EFFICIENCY``); measured tokens/s are quoted where
+  the catalog has them.
 
 Compute is the card's dense tensor throughput for the precision: FP16 tensor
 TFLOPS with FP32 accumulate for fp16/bf16 (bf16 on a card without bf16 runs
@@ -35,10 +37,35 @@ from bot.core.types import Precision, Task
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
 
-__all__ = ["REFERENCE_GPU", "Speed", "relative_speed", "modelled_score", "regime", "DECODE_EFFICIENCY"]
+__all__ = [
+    "REFERENCE_GPU",
+    "Speed",
+    "relative_speed",
+    "modelled_score",
+    "regime",
+    "DECODE_EFFICIENCY",
+    "decode_efficiency",
+]
 
 REFERENCE_GPU = "rtx-3090"
-DECODE_EFFICIENCY = 0.7  # share of peak bandwidth llama.cpp / vLLM reach at batch 1
+# Share of peak memory bandwidth that batch-1 token generation reaches: the median of
+# measured llama.cpp runs (knowledge/benchmarks/llm-inference-llamacpp.yaml, 57 cells, 13 cards)
+# divided by bandwidth / bytes of weights. Quantized weights cost dequantization work; HBM
+# cards are far from saturated by a single stream (vLLM / TensorRT-LLM get more out of them,
+# and batching does: this is the one-user figure).
+DECODE_EFFICIENCY = {
+    ("gddr", False): 0.82,
+    ("gddr", True): 0.64,
+    ("hbm", False): 0.55,
+    ("hbm", True): 0.33,
+}
+
+
+def decode_efficiency(gpu: GPU, precision: Precision) -> float:
+    hbm = "hbm" in (gpu.memory_type or "").lower()
+    quantized = precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    return DECODE_EFFICIENCY[("hbm" if hbm else "gddr", quantized)]
+
 
 # train_fp32, train_mixed and TF32_SHARE: grid-fitted (bench/calibrate.py --speed) to Lambda's
 # TensorFlow CNN training throughput, 42 cells per precision: median error 7% (fp32), 12% (fp16).
@@ -108,7 +135,9 @@ def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> 
     compute = _compute_tflops(gpu, precision)
     bw = float(gpu.memory_bandwidth_gbs)
     # normalise both terms to a nominal 100 TFLOPS / 1000 GB/s card
-    t = alpha / (compute / 100.0) + (1 - alpha) / (bw / 1000.0)
+    if reg == "decode":
+        bw *= decode_efficiency(gpu, precision)
+    t = alpha / (compute / 100.0) + (1 - alpha) / (bw / 1000.0) if alpha else 1000.0 / bw
     score = 1.0 / t
     if gpu.software == "rocm" and gpu.segment == "consumer" and reg != "decode":
         score *= ROCM_CONSUMER_EFFICIENCY
@@ -205,7 +234,7 @@ def relative_speed(
     if reg == "decode":
         wbytes = _decode_bytes(model, precision)
         if wbytes > 0:
-            unit_value = DECODE_EFFICIENCY * gpu.memory_bandwidth_gbs * 1e9 / wbytes
+            unit_value = decode_efficiency(gpu, precision) * gpu.memory_bandwidth_gbs * 1e9 / wbytes
             unit = "tokens/s (batch 1, modelled)"
 
     if catalog is not None and task is not Task.INFERENCE and model.kind == "cnn":

@@ -82,7 +82,7 @@ def test_speed_model_against_measured_throughput(cat):
     ref = cat.gpu(speed.REFERENCE_GPU)
     errs = []
     for s in cat.benchmarks.sets("throughput"):
-        if s.precision not in ("fp32", "fp16"):
+        if s.precision not in ("fp32", "fp16") or s.task != "training":
             continue
         prec = Precision.FP16 if s.precision == "fp16" else Precision.FP32
         for mid, row in s.data.items():
@@ -110,3 +110,61 @@ def test_answers_use_measured_speed_where_it_exists(cat):
     )
     assert sp.basis == "measured"
     assert sp.relative == pytest.approx(1404 / 1020)
+
+
+def _decode_cells(cat):
+    """(model, gpu, precision, tokens/s) of the measured llama.cpp generation sets (0 = out of memory)."""
+    out = []
+    for s in cat.benchmarks.sets("throughput"):
+        if s.task != "inference":
+            continue
+        prec = Precision.INT4 if s.precision == "int4" else Precision.FP16
+        for mid, gid, v in s.cells():
+            out.append((cat.model(mid), cat.gpu(gid), prec, v))
+    return out
+
+
+def test_decode_model_against_measured_llamacpp_tokens_per_second(cat):
+    """Modelled batch-1 tokens/s (bandwidth x measured efficiency / bytes) vs llama.cpp runs."""
+    errs, ratio_errs = [], []
+    ref = cat.gpu(speed.REFERENCE_GPU)
+    for m, g, prec, measured in _decode_cells(cat):
+        if not measured:
+            continue
+        modelled = (
+            speed.decode_efficiency(g, prec) * g.memory_bandwidth_gbs * 1e9 / speed._decode_bytes(m, prec)
+        )
+        errs.append(abs(math.log(modelled / measured)))
+        ref_meas = speed._measured(cat, m.id, ref.id, prec, "inference")
+        if ref_meas and g.id != ref.id:
+            rel_model = speed.modelled_score(g, m, Task.INFERENCE, prec) / speed.modelled_score(
+                ref, m, Task.INFERENCE, prec
+            )
+            ratio_errs.append(abs(math.log(rel_model / (measured / ref_meas))))
+    median = math.exp(statistics.median(errs)) - 1
+    worst = math.exp(max(errs)) - 1
+    rmedian = math.exp(statistics.median(ratio_errs)) - 1
+    print(
+        f"\ndecode model: {len(errs)} cells, tokens/s median error {median:.0%}, worst {worst:.0%}; "
+        f"ratio to the RTX 3090: {len(ratio_errs)} cells, median error {rmedian:.0%}"
+    )
+    assert len(errs) >= 50
+    assert median < 0.15 and worst < 0.6
+    assert rmedian < 0.15
+
+
+def test_llamacpp_out_of_memory_cells_agree_with_the_memory_model(cat):
+    """Every cell the runs measured fits in our model; every out-of-memory cell does not.
+
+    The runs used llama.cpp's default 512-token context at batch 1; 4-bit GGUF
+    stores 4.5-4.9 bits a weight, close to our int4 (4.25 bits + 16-bit embeddings).
+    """
+    wrong = []
+    for m, g, prec, measured in _decode_cells(cat):
+        e = memory.estimate(m, g, task=Task.INFERENCE, precision=prec, seq_len=512, batch_size=1)
+        if bool(measured) != bool(e.fits):
+            wrong.append(
+                f"{m.id} {prec} on {g.id}: measured {'ran' if measured else 'OOM'}, model {e.total / 1e9:.1f} GB"
+            )
+    print(f"\nllama.cpp fit/OOM cells: {len(_decode_cells(cat))}, disagreements: {len(wrong)}")
+    assert not wrong, wrong
