@@ -485,7 +485,7 @@ def test_benchmark_by_vram_unknown_model(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("kind", "speed"), ("precision", "int8"), ("semantics", "guess"), ("task", "gaming")],
+    [("kind", "speed"), ("precision", "int3"), ("semantics", "guess"), ("task", "gaming")],
 )
 def test_benchmark_bad_enum(tmp_path: Path, field: str, value: str) -> None:
     def mutate(data: Any) -> None:
