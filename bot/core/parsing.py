@@ -65,7 +65,10 @@ _CJK_RE = _rx(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _HELP_RE = _rx(
     r"^\W*(help|commands?|usage|hi|hello|hey|start|about|\?+)\W*$|what can you do|what do you do|what can i ask|"
     r"how (?:do|does|can) (?:i|this|you) (?:use|work)|how to use|who are you|what are you|what is this bot|"
-    r"你能做什么|你会什么|帮助|怎么用|如何使用|你是谁"
+    r"你能做什么|你会什么|帮助|怎么用|如何使用|你是谁|"
+    # how the numbers are made ("help memory", answered with the memory model's formulas)
+    r"^\W*help\W+(?:memory|formulas?|math)\W*$|\b(?:memory|vram) (?:formulas?|math|model)\b|"
+    r"how (?:do|does) (?:you|it|the bot) (?:estimate|calculate|compute|work out) (?:the )?(?:memory|vram)|显存(?:怎么|如何)(?:算|估算)"
 )
 _LIST_RE = _rx(
     r"\b(?:which|what)\b[^.?!]{0,30}\b(?:cards|gpus|models|networks|llms)\b[^.?!]{0,30}"

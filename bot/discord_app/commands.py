@@ -279,8 +279,13 @@ class GpuGroup(
         await self._run(interaction, query)
 
     @app_commands.command(name="help", description="What the advisor can answer, with examples.")
-    async def help_(self, interaction: discord.Interaction) -> None:
-        await self._run(interaction, Query(intent=Intent.HELP, text="/gpu help"))
+    @app_commands.describe(
+        topic="Pick 'memory' for how memory is estimated (the formulas and their sources)."
+    )
+    @app_commands.choices(topic=[Choice(name="memory formulas", value="memory")])
+    async def help_(self, interaction: discord.Interaction, topic: Choice[str] | None = None) -> None:
+        text = "/gpu help memory" if topic is not None and topic.value == "memory" else "/gpu help"
+        await self._run(interaction, Query(intent=Intent.HELP, text=text))
 
     # -- autocomplete ---------------------------------------------------------------
 

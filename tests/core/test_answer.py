@@ -313,3 +313,9 @@ def test_no_budget_and_nothing_fits_names_the_cheapest_way_to_run_it():
 def test_multi_card_suggestions_combine_with_4_bit():
     a = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
     assert "on 8 cards" in a.text and "with 4-bit weights on 2 cards" in a.text
+
+
+def test_help_memory_shows_the_formulas_with_sources():
+    a = answer("help memory", None, catalog=CAT)
+    assert a.intent is Intent.HELP
+    assert "ZeRO" in a.text and "16 bytes per parameter" in a.text and len(a.text) <= MAX_CHARS
