@@ -129,13 +129,11 @@ def _candidates(catalog: Catalog, model: Model, w: Workload, need: int, ref: GPU
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     out: list[Candidate] = []
-    ref_score = speed.modelled_score(ref, model, w.task, w.precision)
+    speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     for g in catalog.gpus.values():
         per_card = memory.max_batch_per_card(terms, g)
         mb = per_card * w.num_gpus if splits else per_card
-        sp = speed.relative_speed(
-            model, g, w.precision, task=w.task, catalog=catalog, reference=ref, ref_score=ref_score
-        )
+        sp = speeds[g.id]
         price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
         b_card = math.ceil(need / w.num_gpus) if splits else need
@@ -285,10 +283,7 @@ def _fix_for_budget(
         ]
         if not ok:
             continue
-        speeds = {
-            g.id: speed.relative_speed(model, g, nw.precision, task=nw.task, catalog=catalog, reference=ref)
-            for g in ok
-        }
+        speeds = speed.speed_table(catalog, model.id, nw.task, nw.precision)
         if budget is None:
             g = min(ok, key=lambda g: ((g.price_usd or 0), -speeds[g.id].relative))
         else:

@@ -28,6 +28,7 @@ other regimes have no measured data in the catalog and are estimates.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
 
 __all__ = [
+    "speed_table",
     "REFERENCE_GPU",
     "Speed",
     "relative_speed",
@@ -287,3 +289,21 @@ def geometric_mean(values: list[float]) -> float:
     if not vals:
         return 0.0
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+@functools.lru_cache(maxsize=1024)
+def speed_table(catalog: Catalog, model_id: str, task: Task, precision: Precision) -> dict[str, Speed]:
+    """Every catalog card's speed for one (model, task, precision), relative to the reference.
+
+    A pure function of immutable data, so it is computed once and kept: a
+    recommendation then reads 58 speeds instead of computing them.
+    """
+    model = catalog.model(model_id)
+    ref = catalog.gpu(REFERENCE_GPU)
+    ref_score = modelled_score(ref, model, task, precision)
+    return {
+        g.id: relative_speed(
+            model, g, precision, task=task, catalog=catalog, reference=ref, ref_score=ref_score
+        )
+        for g in catalog.gpus.values()
+    }
