@@ -372,7 +372,9 @@ def _batch(masked: str) -> tuple[int | None, str]:
     return None, masked
 
 
-def _counts(masked: str, gpu_mentions: Sequence[Mention]) -> tuple[int | None, str]:
+def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -> tuple[int | None, str]:
+    """The card count ("2x 3090", "two 4090s", "dual"), first one found; ``per`` gets each
+    card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090"."""
     found: int | None = None
     for mn in gpu_mentions:
         head = masked[max(0, mn.start - 40) : mn.start]
@@ -387,6 +389,7 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention]) -> tuple[int | None, s
                     off = mn.start - len(head)
                     masked = _blank(masked, off + m.start(), off + m.end())
                     found = found or v
+                    per[mn.start] = v
                     continue
         tail = masked[mn.end : mn.end + 20]
         m2 = _COUNT_AFTER_RE.search(tail)
@@ -395,6 +398,7 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention]) -> tuple[int | None, s
             if 1 <= v <= 1024:
                 masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
                 found = found or v
+                per[mn.start] = v
     if found is None:
         m = _COUNT_GPUS_RE.search(masked)
         if m and m.group(0) and not m.group(0).startswith("multi"):
@@ -547,7 +551,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     batch, masked = _batch(masked)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
-    num_gpus, masked = _counts(masked, gpu_mentions)
+    per_card: dict[int, int] = {}
+    num_gpus, masked = _counts(masked, gpu_mentions, per_card)
 
     precision = _first(_PRECISION_RES, masked)
     method = _first(_METHOD_RES, masked)
@@ -635,6 +640,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         return (base_text[: mn.start] + replacement + base_text[mn.end :]).strip()
 
     gpus: list[str] = []
+    gpu_counts: list[int] = []
     models: list[str] = []
     cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
     for mn in mentions:
@@ -710,6 +716,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         target = gpus if kind == "gpu" else models
         if chosen not in target:
             target.append(chosen)
+            if kind == "gpu":
+                gpu_counts.append(per_card.get(mn.start, 1))
 
     # unknown names that look like a model ("qwerty-llm-500b"): say so
     if not models:
@@ -743,6 +751,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         grad_checkpointing=ckpt,
         fused_attention=fused,
         resolution=resolution,
+        # per-card counts only where they differ between the cards compared ("2x 3090 vs 4090")
+        gpu_counts=tuple(gpu_counts) if len(gpus) >= 2 and len(set(gpu_counts)) > 1 else (),
         list_kind=list_kind,
         text=raw,
         notes=tuple(notes),
@@ -848,6 +858,7 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         else last.grad_checkpointing,
         fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
         resolution=new.resolution if new.resolution is not None else last.resolution,
+        gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
         list_kind=new.list_kind or last.list_kind,
         notes=new.notes + ("Follow-up: kept the rest of your previous question.",),
     )

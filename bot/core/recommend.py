@@ -320,6 +320,7 @@ class CompareRow:
     total_gb: float | None
     per_model: tuple[tuple[str, bool, int], ...] = ()  # (model id, fits, max batch) for representative sets
     speed: speed.Speed | None = None  # with images/s or tokens/s when known
+    count: int = 1  # how many of this card, together
 
 
 @dataclass(frozen=True)
@@ -344,15 +345,24 @@ def representative_rows(catalog: Catalog) -> dict[str, CompareRow]:
 
 
 def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) -> CompareResult:
-    """Side by side: VRAM, fit and max batch, relative speed, price, speed per dollar, power."""
+    """Side by side: VRAM, fit and max batch, relative speed, price, speed per dollar, power.
+
+    Each card may come in its own count ("2x 3090 vs 4090": ``q.gpu_counts``);
+    a row then prices, fits and speeds that many cards together.
+    """
     ref = catalog.gpu(speed.REFERENCE_GPU)
     rows: list[CompareRow] = []
+    counts = list(q.gpu_counts) if len(q.gpu_counts) == len(gpus) else [q.num_gpus] * len(gpus)
     if model is not None:
-        w = workload_for(model, q)
-        for g in gpus:
-            est = fit_estimate(catalog, model, g, q)
-            sp = speed.relative_speed(model, g, w.precision, task=w.task, catalog=catalog, reference=ref)
-            price = g.price_usd
+        # the shared assumptions: per-card counts are stated on each row
+        w = workload_for(model, replace(q, num_gpus=1) if q.gpu_counts else q)
+        for g, n in zip(gpus, counts, strict=True):
+            qn = replace(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+            est = fit_estimate(catalog, model, g, qn)
+            wn = est.workload
+            sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)
+            sp = speed.for_cards(sp, n, wn.parallelism)
+            price = g.price_usd * n if g.price_usd else None
             rows.append(
                 CompareRow(
                     g,
@@ -363,25 +373,26 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                     sp.relative / (price / 1000.0) if price else None,
                     est.total / GB,
                     speed=sp,
+                    count=n,
                 )
             )
         return CompareResult(tuple(rows), model, w)
     reps = [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
-    for g in gpus:
+    for g, n in zip(gpus, counts, strict=True):
         speeds = []
         per_model: list[tuple[str, bool, int]] = []
         basis = "modelled"
         for m, t in reps:
-            rq = Query(intent=q.intent, task=t)
+            rq = Query(intent=q.intent, task=t, num_gpus=n)
             est = fit_estimate(catalog, m, g, rq)
-            w = workload_for(m, rq)
+            w = est.workload
             sp = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
-            speeds.append(sp.relative)
+            speeds.append(speed.for_cards(sp, n, w.parallelism).relative)
             if sp.basis == "measured":
                 basis = "measured"
             per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
         rel = speed.geometric_mean(speeds)
-        price = g.price_usd
+        price = g.price_usd * n if g.price_usd else None
         rows.append(
             CompareRow(
                 g,
@@ -392,6 +403,7 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                 rel / (price / 1000.0) if price else None,
                 None,
                 tuple(per_model),
+                count=n,
             )
         )
     return CompareResult(tuple(rows), None, None, tuple(m.id for m, _ in reps))

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
 
 __all__ = [
+    "for_cards",
+    "MULTI_CARD_EFFICIENCY",
     "speed_table",
     "REFERENCE_GPU",
     "Speed",
@@ -307,3 +309,27 @@ def speed_table(catalog: Catalog, model_id: str, task: Task, precision: Precisio
         )
         for g in catalog.gpus.values()
     }
+
+
+# Estimates (the catalog has no measured multi-card runs): the share of one more card's
+# throughput that n cards add. Data parallel training overlaps the gradient all-reduce;
+# FSDP also gathers weights; tensor-parallel decoding splits every weight read but pays an
+# all-reduce per layer (PCIe cards without NVLink pay most); pipeline (layer) splitting
+# gives one stream no speed-up at all (measured llama.cpp multi-GPU rows do not scale).
+MULTI_CARD_EFFICIENCY = {"data": 0.9, "sharded": 0.85, "tensor": 0.7, "pipeline": 0.0}
+
+
+def for_cards(sp: Speed, n: int, parallelism: object) -> Speed:
+    """The speed of ``n`` cards together, from one card's."""
+    if n <= 1:
+        return sp
+    eff = MULTI_CARD_EFFICIENCY.get(str(getattr(parallelism, "value", parallelism)), 0.0)
+    factor = 1 + (n - 1) * eff
+    unit_value = sp.unit_value * factor if sp.unit_value else None
+    return Speed(
+        sp.relative * factor,
+        "modelled" if sp.basis == "modelled" else "partly measured",
+        unit_value,
+        sp.unit.replace("measured", "scaled from one card") if sp.unit else None,
+        note=f"{n} cards: {factor:.2f}x one card (estimate)",
+    )

@@ -102,6 +102,7 @@ class Query:
     grad_checkpointing: bool | None = None
     fused_attention: bool | None = None
     resolution: int | None = None  # image side in pixels ("at 1024px")
+    gpu_counts: tuple[int, ...] = ()  # per card in ``gpus`` when a comparison names different counts
     list_kind: str | None = None  # "gpus" | "models" | None
     text: str = ""
     # What the parser wants the user to see: budget conversions, defaults it
@@ -208,6 +209,7 @@ class ComparisonRow:
     throughput: float | None = None
     throughput_unit: str | None = None
     price_label: str = ""
+    count: int = 1  # how many of this card the row is for ("2x RTX 3090")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -225,6 +227,7 @@ class ComparisonRow:
             "throughput": self.throughput,
             "throughput_unit": self.throughput_unit,
             "price_label": self.price_label,
+            "count": self.count,
         }
 
 
@@ -268,6 +271,7 @@ class Answer:
             "batch_size": q.batch_size,
             "seq_len": q.seq_len,
             "num_gpus": q.num_gpus,
+            "gpu_counts": list(q.gpu_counts) or [q.num_gpus] * len(q.gpus),
             "fit": [f.to_json() for f in self.fit],
             "recommendations": [r.to_json() for r in self.recommendations],
             "comparison": [c.to_json() for c in self.comparison],

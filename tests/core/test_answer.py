@@ -319,3 +319,17 @@ def test_help_memory_shows_the_formulas_with_sources():
     a = answer("help memory", None, catalog=CAT)
     assert a.intent is Intent.HELP
     assert "ZeRO" in a.text and "16 bytes per parameter" in a.text and len(a.text) <= MAX_CHARS
+
+
+def test_comparison_with_different_card_counts():
+    a = answer("rtx 4090 or 2x 3090 for llama 3 70b in 4bit", None, catalog=CAT)
+    d = a.to_json()
+    assert d["gpus"] == ["rtx-4090", "rtx-3090"] and d["gpu_counts"] == [1, 2]
+    one, two = d["comparison"]
+    assert (one["count"], two["count"]) == (1, 2)
+    assert one["fits"] is False and two["fits"] is True  # 70B in 4-bit is ~43 GB: two 24 GB cards, not one
+    assert two["price_usd"] == 2 * CAT.gpu("rtx-3090").price_usd
+    assert "only 2x RTX 3090" in a.verdict
+    assert "2 cards" not in a.assumptions[0]  # counts are per row, not an assumption for both
+    # same counts stay the plain contract
+    assert answer("3090 vs 4090", None, catalog=CAT).to_json()["gpu_counts"] == [1, 1]

@@ -21,23 +21,27 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
     res = recommend.compare(cat, gpus, m, q)
     rows = res.rows
     a, b = rows[0], rows[1]
+
+    def label(r: recommend.CompareRow) -> str:
+        return f"{r.count}x {card_label(r.gpu)}" if r.count > 1 else card_label(r.gpu)
+
     fast, slow = (a, b) if (a.relative_speed or 0) >= (b.relative_speed or 0) else (b, a)
     ratio = (fast.relative_speed or 0) / (slow.relative_speed or 1)
     subject = f" for {m.name}" if m else " across typical workloads"
     if abs(ratio - 1) < 0.05:
-        verdict = f"{card_label(a.gpu)} and {card_label(b.gpu)} are about as fast{subject}"
+        verdict = f"{label(a)} and {label(b)} are about as fast{subject}"
     else:
-        verdict = f"{card_label(fast.gpu)} is about {ratio:.1f}x faster than {card_label(slow.gpu)}{subject}"
+        verdict = f"{label(fast)} is about {ratio:.1f}x faster than {label(slow)}{subject}"
     if m is not None:
         fits = [r.fits for r in rows]
         if all(fits):
-            same = a.gpu.vram_gb == b.gpu.vram_gb
+            same = a.gpu.vram_gb == b.gpu.vram_gb and a.count == b.count
             verdict += f"; both have {a.gpu.vram_gb:g} GB, so both fit." if same else "; both fit."
         elif not any(fits):
             verdict += "; neither fits as asked."
         else:
             ok = [r for r in rows if r.fits][0]
-            verdict += f"; only {card_label(ok.gpu)} fits."
+            verdict += f"; only {label(ok)} fits."
     else:
         verdict += "."
     details: list[str] = []
@@ -52,26 +56,28 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
             fit_s = ", ".join(f"{cat.models[mid].name} {'ok' if ok else 'no'}" for mid, ok, _ in r.per_model)
         value = f"{r.value:.2f}x/$1k" if r.value else "n/a"
         tp = throughput_phrase(r.speed)
+        each = " each" if r.count > 1 else ""
         details.append(
-            f"{card_label(g)}: {g.vram_gb:g} GB | {fit_s} | {r.relative_speed or 0:.2f}x{tp} | "
-            f"{price_label(g)} | {value} | {g.tdp_w} W"
+            f"{label(r)}: {g.vram_gb:g} GB{each} | {fit_s} | {r.relative_speed or 0:.2f}x{tp} | "
+            f"{price_label(g, r.count)} | {value} | {g.tdp_w * r.count} W"
         )
         out_rows.append(
             ComparisonRow(
                 gpu=g.id,
-                name=card_label(g),
+                name=label(r),
                 vram_gb=g.vram_gb,
-                price_usd=g.price_usd,
+                price_usd=g.price_usd * r.count if g.price_usd else None,
                 price_date=g.price_date,
                 fits=r.fits,
                 max_batch_size=r.max_batch,
                 relative_speed=round(r.relative_speed, 3) if r.relative_speed is not None else None,
                 speed_basis=r.speed_basis,
                 value=round(r.value, 3) if r.value else None,
-                tdp_w=g.tdp_w,
+                tdp_w=g.tdp_w * r.count,
                 throughput=round_tp(r.speed.unit_value) if r.speed else None,
                 throughput_unit=r.speed.unit if r.speed else None,
-                price_label=price_label(g),
+                price_label=price_label(g, r.count),
+                count=r.count,
             )
         )
     if res.workload is not None and m is not None:
@@ -80,10 +86,12 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
     else:
         assumptions = ('Assumed: typical workloads; add a model ("... for llama 3 8b") to compare on it.',)
     basis_kinds = {r.speed_basis for r in rows}
+    multi = any(r.count > 1 for r in rows)
     basis = (
         "Speed relative to the RTX 3090: "
         + ("measured (Lambda benchmarks)" if basis_kinds == {"measured"} else "modelled or partly measured")
-        + "; memory modelled; prices dated.",
+        + "; memory modelled; prices dated."
+        + (" Several cards: speed scaled from one card by an estimated efficiency." if multi else ""),
     )
     return Answer(
         intent=Intent.COMPARE,
