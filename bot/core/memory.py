@@ -173,6 +173,7 @@ class Workload:
     fused_attention: bool
     lora_rank: int | None
     resolution: int | None = None  # image side in pixels when asked; None = the model's own
+    offload_text_encoders: bool = False  # diffusion inference: encoders on CPU after encoding the prompt
     notes: tuple[str, ...] = ()
 
     @property
@@ -198,6 +199,8 @@ class Workload:
             parts.append(f"seq {self.seq_len}")
         if self.resolution:
             parts.append(f"{self.resolution}px")
+        if self.offload_text_encoders:
+            parts.append("text encoders offloaded to CPU")
         if self.trains and self.grad_checkpointing:
             parts.append("gradient checkpointing")
         if self.num_gpus > 1:
@@ -273,6 +276,7 @@ def resolve_workload(
     parallelism: Parallelism | None = None,
     fused_attention: bool | None = None,
     resolution: int | None = None,
+    offload_text_encoders: bool | None = None,
 ) -> Workload:
     """Apply the defaults a user would expect, recording each one."""
     notes: list[str] = []
@@ -327,6 +331,9 @@ def resolve_workload(
         fused_attention=bool(fused_attention),
         lora_rank=lora_rank,
         resolution=resolution if model.kind in ("cnn", "diffusion") else None,
+        offload_text_encoders=bool(offload_text_encoders)
+        and model.kind == "diffusion"
+        and task is Task.INFERENCE,
         notes=tuple(notes),
     )
 
@@ -403,6 +410,11 @@ def _terms(m: Model, w: Workload) -> _Terms:
     # --- weights, gradients, optimizer
     if not trains:
         weights = _weight_bytes(m, w.precision)
+        if w.offload_text_encoders and m.components:
+            # the prompt is encoded once, then the encoders go back to CPU RAM (diffusers'
+            # enable_model_cpu_offload): the peak holds denoiser + VAE, not the encoders
+            per = weights / m.params
+            weights -= per * sum(c.params for c in m.components if c.role == "text_encoder")
         grads = opt = 0.0
     elif w.method is Method.FULL:
         mixed = w.precision is not Precision.FP32
@@ -788,9 +800,32 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             )
             out.append(Change("with QLoRA", {"method": "qlora"}, qlora))
     else:
+        if (
+            model.kind == "diffusion"
+            and not w.offload_text_encoders
+            and any(c.role == "text_encoder" for c in model.components)
+        ):
+            out.append(
+                Change(
+                    "with the text encoders offloaded to CPU",
+                    {"offload_text_encoders": True},
+                    replace(w, offload_text_encoders=True),
+                )
+            )
         for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
             if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
                 out.append(Change(label, {"precision": p.value}, replace(w, precision=p)))
+        if out and out[0].patch.get("offload_text_encoders"):
+            # what people run on 8-12 GB cards: both at once (an fp8 / NF4 transformer, encoders on CPU)
+            for p, label in ((P.INT8, "8-bit"), (P.INT4, "4-bit")):
+                if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
+                    out.append(
+                        Change(
+                            f"with {label} weights and the text encoders on CPU",
+                            {"precision": p.value, "offload_text_encoders": True},
+                            replace(w, precision=p, offload_text_encoders=True),
+                        )
+                    )
     if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
         out.append(Change("at seq 512", {"seq_len": 512}, replace(w, seq_len=512)))
     if (w.batch_size or 1) > 1:
@@ -859,6 +894,8 @@ def suggest_changes(
     ladders = [(w, "")]
     if not w.trains and _WEIGHT_BYTES[Precision.INT4] < _WEIGHT_BYTES[w.precision]:
         ladders.append((replace(w, precision=Precision.INT4), "with 4-bit weights "))
+    if not w.trains and model.kind in ("cnn", "diffusion"):
+        ladders = []  # one image is not split across cards in practice: more cards only add throughput
     for base, prefix in ladders:
         if len(out) >= limit:
             break

@@ -187,6 +187,7 @@ _NO_FLASH_RE = _rx(
     r"|\b(?:eager|naive|vanilla|standard) attention\b"
 )
 # image side: "at 1024px", "768 pixels", "1024x1024", "1024×768"
+_OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?:ing|ed)?\b")
 _RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
 
 # ----------------------------------------------------------------- numbers
@@ -567,6 +568,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     fused: bool | None = (
         False if _NO_FLASH_RE.search(masked) else (True if _FLASH_RE.search(masked) else None)
     )
+    offload: bool | None = True if _OFFLOAD_RE.search(masked) else None
 
     budgets = _budgets(masked, cur, cjk)
 
@@ -751,6 +753,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         grad_checkpointing=ckpt,
         fused_attention=fused,
         resolution=resolution,
+        offload=offload,
         # per-card counts only where they differ between the cards compared ("2x 3090 vs 4090")
         gpu_counts=tuple(gpu_counts) if len(gpus) >= 2 and len(set(gpu_counts)) > 1 else (),
         list_kind=list_kind,
@@ -859,6 +862,7 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
         resolution=new.resolution if new.resolution is not None else last.resolution,
         gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
+        offload=new.offload if new.offload is not None else last.offload,
         list_kind=new.list_kind or last.list_kind,
         notes=new.notes + ("Follow-up: kept the rest of your previous question.",),
     )

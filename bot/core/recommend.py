@@ -53,6 +53,7 @@ def workload_for(model: Model, q: Query) -> Workload:
         parallelism=q.parallelism,
         fused_attention=q.fused_attention,
         resolution=q.resolution,
+        offload_text_encoders=q.offload,
     )
 
 

@@ -102,6 +102,7 @@ class Query:
     grad_checkpointing: bool | None = None
     fused_attention: bool | None = None
     resolution: int | None = None  # image side in pixels ("at 1024px")
+    offload: bool | None = None  # diffusion: text encoders on CPU after encoding ("with cpu offload")
     gpu_counts: tuple[int, ...] = ()  # per card in ``gpus`` when a comparison names different counts
     list_kind: str | None = None  # "gpus" | "models" | None
     text: str = ""

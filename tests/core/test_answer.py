@@ -333,3 +333,12 @@ def test_comparison_with_different_card_counts():
     assert "2 cards" not in a.assumptions[0]  # counts are per row, not an assumption for both
     # same counts stay the plain contract
     assert answer("3090 vs 4090", None, catalog=CAT).to_json()["gpu_counts"] == [1, 1]
+
+
+def test_diffusion_suggests_offloading_text_encoders_not_tensor_parallel():
+    a = answer("can I run flux dev on a 3080 10gb", None, catalog=CAT)
+    assert a.fit[0].fits is False
+    assert "text encoders on CPU" in a.text and "tensor parallel" not in a.text
+    b = answer("can a 3080 10gb run flux dev in 4bit with cpu offload", None, catalog=CAT)
+    assert b.query.offload is True and b.fit[0].fits is True
+    assert b.fit[0].breakdown_gb["weights"] < a.fit[0].breakdown_gb["weights"] / 4
