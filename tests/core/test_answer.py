@@ -127,6 +127,11 @@ def test_compare_rows_share_one_speed_scale():
     assert [c["gpu"] for c in d["comparison"]] == ["rtx-3090", "rtx-4090"]
     for c in d["comparison"]:
         assert CMP_KEYS <= set(c)
+    # the fit list covers every (model, card) the question is about, and agrees with the rows
+    assert [(f["model"], f["gpu"]) for f in d["fit"]] == [
+        ("stable-diffusion-1.5", g) for g in ("rtx-3090", "rtx-4090")
+    ]
+    assert [f["fits"] for f in d["fit"]] == [c["fits"] for c in d["comparison"]]
     s3090, s4090 = (c["relative_speed"] for c in d["comparison"])
     assert s3090 == pytest.approx(1.0) and s4090 > 1.2
     assert "faster" in d["text"].splitlines()[0]

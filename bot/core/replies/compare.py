@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.core import recommend
 from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.replies.fit import fit_entry
 from bot.core.replies.phrasing import (
     card_label,
     change_hint,
@@ -86,6 +89,15 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
     else:
         assumptions = ('Assumed: typical workloads; add a model ("... for llama 3 8b") to compare on it.',)
     basis_kinds = {r.speed_basis for r in rows}
+    # the JSON's fit list holds one entry per (model, card) the question is about
+    fit_entries = (
+        tuple(
+            fit_entry(cat, m, r.gpu, recommend.fit_estimate(cat, m, r.gpu, replace(q, num_gpus=r.count)))
+            for r in rows
+        )
+        if m is not None
+        else ()
+    )
     multi = any(r.count > 1 for r in rows)
     basis = (
         "Speed relative to the RTX 3090: "
@@ -101,5 +113,6 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
         assumptions=assumptions,
         basis=basis,
         comparison=tuple(out_rows),
+        fit=fit_entries,
         sources=source_lines([*gpus, *([m] if m else [])]),
     )
