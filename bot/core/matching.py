@@ -318,6 +318,7 @@ class Matcher:
         self._keys: dict[str, _Target] = {}
         self._compact: dict[str, _Target | None] = {}
         self._families: dict[str, tuple[str, ...]] = {}  # family key -> member ids
+        self._suggest_cache: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]] = {}
         self._family_of: dict[str, str] = {}  # gpu id -> family key
         self._entry_keys: dict[tuple[str, str], list[str]] = {}  # (kind, id) -> keys
         self._vocab: set[str] = set()
@@ -474,6 +475,17 @@ class Matcher:
                 by.setdefault(_numsig(k.split()), []).append(k)
             self._by_sig = by
         return self._by_sig
+
+    def _suggest_pool(self, sig: tuple[str, ...], kinds: tuple[str, ...]) -> tuple[list[str], list[str]]:
+        """Candidate keys for "did you mean" and their rapidfuzz-processed forms, built once
+        per (numbers, kinds): processing ~1,000 keys on every question was most of its cost."""
+        cache_key = (sig, kinds)
+        hit = self._suggest_cache.get(cache_key)
+        if hit is None:
+            pool = self._sig_index().get(sig, []) if sig else list(self._keys)
+            cands = [k for k in pool if self._keys[k].kind in kinds]
+            hit = self._suggest_cache[cache_key] = (cands, [utils.default_process(k) for k in cands])
+        return hit
 
     # --------------------------------------------------------------- queries
     def entry(self, kind: str, eid: str) -> Any:
@@ -817,18 +829,17 @@ class Matcher:
             words = [t.text for t in toks]
             sig = _numsig(words)
             query = " ".join(words)
-            kinds = self._kinds(kind)
-            pool = self._sig_index().get(sig, []) if sig else list(self._keys)
-            cands = [k for k in pool if self._keys[k].kind in kinds]
+            cands, processed = self._suggest_pool(sig, self._kinds(kind))
             res = process.extract(
-                query,
-                cands,
+                utils.default_process(query),
+                processed,
                 scorer=fuzz.WRatio,
-                processor=utils.default_process,
+                processor=None,
                 score_cutoff=SUGGEST_CUTOFF,
                 limit=limit * 8,
             )
-            for key, score, _ in res:
+            for _, score, index in res:
+                key = cands[index]
                 t = self._keys[key]
                 for eid in t.ids:
                     if eid not in seen:

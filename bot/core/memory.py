@@ -111,6 +111,7 @@ __all__ = [
     "default_task",
     "profile",
     "max_batch_per_card",
+    "max_batches",
     "total_bytes",
     "lora_params",
 ]
@@ -529,6 +530,15 @@ def profile(model: Model, workload: Workload) -> _Terms:
 
 def max_batch_per_card(terms: _Terms, gpu: GPU) -> int:
     return _max_batch(terms, usable_bytes(gpu))
+
+
+def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
+    """``max_batch_per_card`` for many cards at once (a recommendation checks every card)."""
+    fixed = terms.fixed + _overhead_fixed(terms)
+    per = terms.per_sample * (1 + ALLOC_FRACTION)
+    if per <= 0:
+        return [1_000_000 if cap >= fixed else 0 for cap in capacities]
+    return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
 
 
 def total_bytes(terms: _Terms, batch_per_card: float) -> float:

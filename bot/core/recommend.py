@@ -126,20 +126,32 @@ class RecommendResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+def _capacities(catalog: Catalog) -> list[float]:
+    hit = _CAP_CACHE.get(id(catalog))
+    if hit is None or hit[0] is not catalog:
+        hit = (catalog, [memory.usable_bytes(g) for g in catalog.gpus.values()])
+        _CAP_CACHE[id(catalog)] = hit
+    return hit[1]
+
+
+_CAP_CACHE: dict[int, tuple[Catalog, list[float]]] = {}
+
+
 def _candidates(catalog: Catalog, model: Model, w: Workload, need: int, ref: GPU) -> list[Candidate]:
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
-    out: list[Candidate] = []
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
-    for g in catalog.gpus.values():
-        per_card = memory.max_batch_per_card(terms, g)
+    b_card = math.ceil(need / w.num_gpus) if splits else need
+    total_gb = memory.total_bytes(terms, b_card) / GB  # the same on every card
+    out: list[Candidate] = []
+    for g, per_card in zip(
+        catalog.gpus.values(), memory.max_batches(terms, _capacities(catalog)), strict=True
+    ):
         mb = per_card * w.num_gpus if splits else per_card
         sp = speeds[g.id]
         price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
-        b_card = math.ceil(need / w.num_gpus) if splits else need
-        total = memory.total_bytes(terms, b_card)
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total / GB))
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb))
     return out
 
 
@@ -276,11 +288,15 @@ def _fix_for_budget(
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
+        scale = nw.num_gpus if splits else 1
         ok = [
             g
-            for g in affordable
-            if (g.price_usd or 0) * nw.num_gpus <= limit
-            and memory.max_batch_per_card(terms, g) * (nw.num_gpus if splits else 1) >= b
+            for g, per_card in zip(
+                affordable,
+                memory.max_batches(terms, [memory.usable_bytes(g) for g in affordable]),
+                strict=True,
+            )
+            if (g.price_usd or 0) * nw.num_gpus <= limit and per_card * scale >= b
         ]
         if not ok:
             continue
