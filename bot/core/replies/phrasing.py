@@ -107,7 +107,8 @@ def change_hint(w: memory.Workload, m: Model) -> str:
             return 'Try "batch 4", "at 1024px" or "in fp32".'
         return 'Try "in fp32", "batch 64", "at 512px" or "2x" cards.'
     if w.task is Task.INFERENCE:
-        return 'Try "in int4", "8k context" or "batch 8".'
+        other = '"in bf16"' if w.precision.value in ("int4", "int8", "fp8") else '"in int4"'
+        return f'Try {other}, "8k context" or "batch 8".'
     if w.method.value in ("lora", "qlora"):
         return 'Try "full fine-tune", "seq 2048" or "batch 8".'
     return 'Try "in fp32", "batch 64", "with qlora" or "2x" cards.'
