@@ -123,10 +123,6 @@ class GPU:
     def is_rocm(self) -> bool:
         return self.software == "rocm"
 
-    @property
-    def has_tensor_cores(self) -> bool:
-        return self.fp16_tensor_tflops is not None
-
     def is_estimated(self, field_name: str) -> bool:
         return field_name in self.estimated
 
@@ -687,14 +683,6 @@ class Benchmarks:
             if v is not None:
                 return self._mv(s, v)
         return None
-
-    def throughputs(self, model_id: str, gpu_id: str) -> list[MeasuredValue]:
-        """Every throughput cell for (model, gpu), all sets and precisions."""
-        return [
-            self._mv(s, s.data[model_id][gpu_id])
-            for s in self._sets.values()
-            if s.kind == "throughput" and gpu_id in s.data.get(model_id, {})
-        ]
 
     def known_batch(
         self,
