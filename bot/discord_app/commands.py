@@ -232,9 +232,17 @@ class GpuGroup(
         first="The first card (start typing to search).",
         second="The second card (start typing to search).",
         model="Compare for this model (optional; start typing to search).",
+        first_count="How many of the first card (default 1), e.g. 2 for '2x 3090 vs 4090'.",
+        second_count="How many of the second card (default 1).",
     )
     async def compare(
-        self, interaction: discord.Interaction, first: str, second: str, model: str | None = None
+        self,
+        interaction: discord.Interaction,
+        first: str,
+        second: str,
+        model: str | None = None,
+        first_count: Count | None = None,
+        second_count: Count | None = None,
     ) -> None:
         a = await self._resolve(interaction, first, "gpu", "first")
         if a is None:
@@ -248,11 +256,21 @@ class GpuGroup(
             if m is None:
                 return
             models = (m[0],)
+        counts = (first_count or 1, second_count or 1)
         query = Query(
             intent=Intent.COMPARE,
             gpus=(a[0], b[0]),
             models=models,
-            text=_describe("compare", first=a[0], second=b[0], model=models[0] if models else None),
+            num_gpus=max(counts),
+            gpu_counts=counts if counts[0] != counts[1] else (),
+            text=_describe(
+                "compare",
+                first=a[0],
+                second=b[0],
+                model=models[0] if models else None,
+                first_count=first_count,
+                second_count=second_count,
+            ),
         )
         await self._run(interaction, query)
 

@@ -425,6 +425,11 @@ async def test_compare_info_list_help_ask_callbacks() -> None:
             {"first": "rtx-3090", "second": "4090", "model": None},
             Query(intent=Intent.COMPARE, gpus=("rtx-3090", "rtx-4090")),
         ),
+        (
+            g.compare,
+            {"first": "rtx-4090", "second": "3090", "model": "llama 3 70b", "second_count": 2},
+            "rtx 4090 vs 2x 3090 for llama 3 70b",
+        ),
         (g.info, {"name": "rtx-4090"}, Query(intent=Intent.INFO, gpus=("rtx-4090",))),
         (g.info, {"name": "deepseek v3"}, Query(intent=Intent.INFO, models=("deepseek-v3",))),
         (
