@@ -575,7 +575,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     # ---- intent
     has_rec = bool(_RECOMMEND_RE.search(masked))
     strong_budget = [b for b in budgets if b.strong]
-    n_g, n_m = len(gpu_mentions), len(model_mentions)
+    size_model = None if model_mentions else _model_by_size(masked, catalog)
+    n_g, n_m = len(gpu_mentions), len(model_mentions) + (1 if size_model else 0)
     list_hit = bool(_LIST_RE.search(masked))
     if n_g == 0 and n_m == 0 and _HELP_RE.search(masked) and not budgets:
         intent = Intent.HELP
@@ -721,6 +722,15 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             if kind == "gpu":
                 gpu_counts.append(per_card.get(mn.start, 1))
 
+    # "a 7b model", "70B LLM": a typical dense decoder of that size stands in for it
+    if size_model is not None and not models:
+        mid, size = size_model
+        models.append(mid)
+        notes.append(
+            f'Took "{size:g}B model" as {matcher.display_name("model", mid)}: models of one size '
+            "need about the same memory. Name yours for an exact answer."
+        )
+
     # unknown names that look like a model ("qwerty-llm-500b"): say so
     if not models:
         for m in re.finditer(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b", masked, re.ASCII):
@@ -790,6 +800,31 @@ _MONEY_BEFORE_RE = _rx(
     r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?|"
     r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多)\s*:?\s*$"
 )
+
+
+_SIZE_MODEL_RE = _rx(
+    r"\b(\d{1,3}(?:\.\d)?)\s?b(?:illion)?(?:[\s-]+(?:param(?:eter)?s?|dense))?[\s-]+(?:model|llm|language model|transformer)s?\b"
+    r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
+)
+
+
+def _model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
+    """ "a 7b model" -> the dense decoder whose size is nearest (within 15%), newest on ties."""
+    m = _SIZE_MODEL_RE.search(masked)
+    if m is None:
+        return None
+    size = float(m.group(1) or m.group(2))
+    if not 0.1 <= size <= 1000:
+        return None
+    best: tuple[float, str, str] | None = None
+    for mid, model in catalog.models.items():
+        if getattr(model, "kind", None) != "decoder":
+            continue
+        gap = abs(model.params / 1e9 - size) / size
+        key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
+        if gap <= 0.15 and (best is None or key < (best[0], best[1])):
+            best = (key[0], key[1], mid)  # type: ignore[assignment]
+    return (best[2], size) if best else None
 
 
 def _is_money(mn: Mention, norm: str, cur: _Currencies) -> bool:
