@@ -161,10 +161,12 @@ def no_fix_line(m: Model, w: memory.Workload, budget: float) -> str:
 
 def recommend_general_reply(cat: Catalog, q: Query) -> Answer:
     """No model named: rank cards in budget across a representative workload set."""
+    # with no budget, consumer cards only: a $30,000 datacenter card is not an answer to "what should I buy"
     pool = [
         g
         for g in cat.gpus.values()
-        if recommend.buyable(g) and (q.budget_usd is None or (g.price_usd or 0) <= q.budget_usd)
+        if recommend.buyable(g)
+        and ((g.price_usd or 0) <= q.budget_usd if q.budget_usd is not None else g.segment == "consumer")
     ]
     if not pool:
         cheapest = min((g for g in cat.gpus.values() if g.price_usd), key=lambda g: g.price_usd or 0)
@@ -222,7 +224,13 @@ def recommend_general_reply(cat: Catalog, q: Query) -> Answer:
         details=tuple(details),
         assumptions=(
             "Assumed: no particular model, so speed is the geometric mean over ResNet-50 training, "
-            "BERT-Base fine-tuning, Llama 3 8B and SDXL inference. Name your model to check it fits.",
+            "BERT-Base fine-tuning, Llama 3 8B and SDXL inference"
+            + (
+                ", consumer cards only (add a budget to include workstation cards)"
+                if q.budget_usd is None
+                else ""
+            )
+            + ". Name your model to check it fits.",
         ),
         basis=("Speed modelled from tensor TFLOPS and memory bandwidth, relative to the RTX 3090.",),
         recommendations=tuple(recs),
