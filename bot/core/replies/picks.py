@@ -220,7 +220,8 @@ def recommend_general_reply(cat: Catalog, q: Query) -> Answer:
     return Answer(
         intent=Intent.RECOMMEND,
         query=q,
-        verdict=f"General deep learning{budget} -> {card_label(fastest.gpu)} (fastest in budget)",
+        verdict=f"General deep learning{budget} -> {card_label(fastest.gpu)} "
+        + ("(fastest in budget)" if q.budget_usd is not None else "(fastest consumer card)"),
         details=tuple(details),
         assumptions=(
             "Assumed: no particular model, so speed is the geometric mean over ResNet-50 training, "
