@@ -7,6 +7,7 @@ the one-line reasons.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -126,18 +127,13 @@ class RecommendResult:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
+@functools.lru_cache(maxsize=8)
 def _capacities(catalog: Catalog) -> list[float]:
-    hit = _CAP_CACHE.get(id(catalog))
-    if hit is None or hit[0] is not catalog:
-        hit = (catalog, [memory.usable_bytes(g) for g in catalog.gpus.values()])
-        _CAP_CACHE[id(catalog)] = hit
-    return hit[1]
+    """Every card's capacity, in catalog order (computed once per catalog)."""
+    return [memory.usable_bytes(g) for g in catalog.gpus.values()]
 
 
-_CAP_CACHE: dict[int, tuple[Catalog, list[float]]] = {}
-
-
-def _candidates(catalog: Catalog, model: Model, w: Workload, need: int, ref: GPU) -> list[Candidate]:
+def _candidates(catalog: Catalog, model: Model, w: Workload, need: int) -> list[Candidate]:
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
@@ -160,7 +156,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    cands = _candidates(catalog, model, w, need, ref)
+    cands = _candidates(catalog, model, w, need)
     priced = [c for c in cands if buyable(c.gpu)]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
@@ -338,6 +334,7 @@ class CompareRow:
     per_model: tuple[tuple[str, bool, int], ...] = ()  # (model id, fits, max batch) for representative sets
     speed: speed.Speed | None = None  # with images/s or tokens/s when known
     count: int = 1  # how many of this card, together
+    estimate: Estimate | None = None  # the memory estimate behind fits / max_batch (model comparisons)
 
 
 @dataclass(frozen=True)
@@ -348,17 +345,11 @@ class CompareResult:
     representative: tuple[str, ...] = ()
 
 
-_REP_CACHE: dict[int, tuple[Catalog, dict[str, CompareRow]]] = {}
-
-
+@functools.lru_cache(maxsize=8)
 def representative_rows(catalog: Catalog) -> dict[str, CompareRow]:
     """Every card's row over the representative workloads; computed once per catalog."""
-    hit = _REP_CACHE.get(id(catalog))
-    if hit is None or hit[0] is not catalog:
-        res = compare(catalog, list(catalog.gpus.values()), None, Query(intent=Intent.RECOMMEND))
-        hit = (catalog, {r.gpu.id: r for r in res.rows})
-        _REP_CACHE[id(catalog)] = hit
-    return hit[1]
+    res = compare(catalog, list(catalog.gpus.values()), None, Query(intent=Intent.RECOMMEND))
+    return {r.gpu.id: r for r in res.rows}
 
 
 def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) -> CompareResult:
@@ -391,6 +382,7 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                     est.total / GB,
                     speed=sp,
                     count=n,
+                    estimate=est,
                 )
             )
         return CompareResult(tuple(rows), model, w)

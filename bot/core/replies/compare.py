@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bot.core import recommend
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.replies.fit import fit_entry
@@ -90,14 +88,7 @@ def compare_reply(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> A
         assumptions = ('Assumed: typical workloads; add a model ("... for llama 3 8b") to compare on it.',)
     basis_kinds = {r.speed_basis for r in rows}
     # the JSON's fit list holds one entry per (model, card) the question is about
-    fit_entries = (
-        tuple(
-            fit_entry(cat, m, r.gpu, recommend.fit_estimate(cat, m, r.gpu, replace(q, num_gpus=r.count)))
-            for r in rows
-        )
-        if m is not None
-        else ()
-    )
+    fit_entries = tuple(fit_entry(cat, m, r.gpu, r.estimate) for r in rows if m is not None and r.estimate)
     multi = any(r.count > 1 for r in rows)
     basis = (
         "Speed relative to the RTX 3090: "

@@ -153,8 +153,7 @@ def known_to_run(cat: Catalog, m: Model, g: GPU, e: Estimate) -> str | None:
     if w.task is Task.INFERENCE or w.method.value != "full" or w.num_gpus != 1 or w.resolution:
         return None
     prec = "fp32" if w.precision.value == "fp32" else "fp16"
-    gpu_vram = {gid: c.vram_gb for gid, c in cat.gpus.items()}
-    mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec, gpu_vram=gpu_vram)
+    mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec)  # the catalog's benchmarks know every card's VRAM
     if mv is None or mv.value <= 0:
         return None
     return (
