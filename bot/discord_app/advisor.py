@@ -15,7 +15,7 @@ from typing import Any
 import discord
 
 from bot.config import Settings
-from bot.core.types import Answer, Choice, Context, Query
+from bot.core.types import Answer, Choice, Context, Lang, Query
 
 from .chart import render_chart_file
 from .context_store import ContextStore, Cooldown
@@ -88,13 +88,22 @@ class Advisor:
     # -- the one call into the core ------------------------------------------------
 
     def ask(
-        self, question: str | Query, *, channel_id: int, user_id: int, use_context: bool = True
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
     ) -> Answer:
-        """answer() with the stored context for (channel, user); stores the new one."""
+        """answer() with the stored context for (channel, user); stores the new one.
+
+        ``locale`` is the asker's Discord locale (slash commands and buttons),
+        used when the question's own words do not settle the language."""
         if isinstance(question, str):
             question = clip_question(question)
         context = self.contexts.get(channel_id, user_id) if use_context else None
-        result = self._answer(question, context, catalog=self.catalog)
+        result = self._answer(question, context, catalog=self.catalog, locale=locale)
         if isinstance(result.context, Context):
             self.contexts.put(channel_id, user_id, result.context)
         return result
@@ -178,9 +187,20 @@ class Advisor:
             return
         channel_id = interaction.channel_id or interaction.user.id
         result = self.ask(
-            question, channel_id=channel_id, user_id=interaction.user.id, use_context=use_context
+            question,
+            channel_id=channel_id,
+            user_id=interaction.user.id,
+            use_context=use_context,
+            locale=interaction_lang(interaction),
         )
         await self.respond(interaction, result)
+
+
+def interaction_lang(interaction: discord.Interaction) -> Lang | None:
+    """The user's Discord locale as a reply language (zh-CN, zh-TW; English otherwise)."""
+    from bot.core.language import from_locale
+
+    return from_locale(str(getattr(interaction, "locale", "") or ""))
 
 
 def clip_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
