@@ -15,6 +15,7 @@ from typing import Any
 import discord
 
 from bot.config import Settings
+from bot.core.phrase.catalog import t
 from bot.core.types import Answer, Choice, Context, Lang, Query
 
 from .chart import render_chart_file
@@ -110,7 +111,7 @@ class Advisor:
 
     # -- cooldown -------------------------------------------------------------------
 
-    def cooldown_notice(self, user_id: int) -> tuple[bool, str | None]:
+    def cooldown_notice(self, user_id: int, lang: Lang = Lang.EN) -> tuple[bool, str | None]:
         """(allowed, notice). When limited, the notice is given once per window;
         later limited questions in the same window are dropped silently."""
         retry = self.cooldown.retry_after(user_id)
@@ -122,7 +123,7 @@ class Advisor:
         self._notified_until[user_id] = now + retry
         if len(self._notified_until) > 10_000:
             self._notified_until = {u: t for u, t in self._notified_until.items() if t > now}
-        return False, f"You're asking faster than I can keep up. Try again in {max(1, round(retry))} s."
+        return False, t(lang, "discord.cooldown", s=max(1, round(retry)))
 
     # -- rendering ------------------------------------------------------------------
 
@@ -181,9 +182,14 @@ class Advisor:
     async def answer_interaction(
         self, interaction: discord.Interaction, question: str | Query, *, use_context: bool = True
     ) -> None:
-        allowed, notice = self.cooldown_notice(interaction.user.id)
+        lang = interaction_lang(interaction) or Lang.EN
+        if isinstance(question, str):
+            from bot.core.language import detect
+
+            lang = detect(question, locale=lang)
+        allowed, notice = self.cooldown_notice(interaction.user.id, lang)
         if not allowed:
-            await self.notify(interaction, notice or "One moment, please: you're asking very quickly.")
+            await self.notify(interaction, notice or t(lang, "discord.slow_down"))
             return
         channel_id = interaction.channel_id or interaction.user.id
         result = self.ask(
