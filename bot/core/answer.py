@@ -66,7 +66,8 @@ def answer(
     conv_lang = context.language if context is not None else None
     if isinstance(question, Query):
         q = question
-        lang_ = language.detect(q.text, conversation=conv_lang, locale=locale, forced=lang)
+        # a typed query (slash command) has no words of the user's: its locale decides
+        lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
         lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)

@@ -18,6 +18,7 @@ from bot.core.types import Lang
 __all__ = ["detect", "from_locale", "to_simplified", "is_traditional", "parse_lang"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+_KANA = re.compile(r"[\u3040-\u30ff]")  # Japanese kana: Chinese characters alone do not make it Chinese
 _ASK_EN = re.compile(
     r"\b(?:in|use|reply in|answer in|respond in|speak) english\b|英文回答|用英文|英语回答|用英語|英文回覆|說英文|说英文",
     re.I,
@@ -92,7 +93,7 @@ def detect(
         return Lang.ZH_HANT if is_traditional(text) else Lang.ZH_HANS
     if forced is not None:
         return forced
-    if _CJK.search(text):
+    if _CJK.search(text) and not _KANA.search(text):
         if is_traditional(text):
             return Lang.ZH_HANT
         if conversation is Lang.ZH_HANT:

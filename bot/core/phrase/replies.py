@@ -590,19 +590,24 @@ def listing(env: Env, r: ListResult) -> Phrased:
     if r.kind == "models":
         return Phrased(
             verdict=t(L, "list.models", n=r.total),
-            details=[f"{enum_word(env, 'kind', k)}: {', '.join(v)}" for k, v in r.models_by_kind],
+            details=[
+                t(L, "list.group", group=enum_word(env, "kind", k), items=join(env, list(v)))
+                for k, v in r.models_by_kind
+            ],
         )
     if r.budget_usd is not None:
         return Phrased(
             verdict=t(L, "list.cards_under", n=len(r.gpus), budget=fmt.usd(r.budget_usd, L)),
-            details=[f"{card_label(g)} - {price_label(env, g)}" for g in r.gpus],
+            details=[t(L, "list.card_price", card=card_label(g), price=price_label(env, g)) for g in r.gpus],
         )
     seg: dict[str, list[str]] = {}
     for g in r.gpus:
         seg.setdefault(g.segment, []).append(card_label(g))
     return Phrased(
         verdict=t(L, "list.cards", n=r.total),
-        details=[f"{enum_word(env, 'segment', k)}: {', '.join(v)}" for k, v in seg.items()],
+        details=[
+            t(L, "list.group", group=enum_word(env, "segment", k), items=join(env, v)) for k, v in seg.items()
+        ],
     )
 
 
