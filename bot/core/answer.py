@@ -106,7 +106,6 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     fit_entries: tuple = ()
     recs: tuple[Recommendation, ...] = ()
     comparison: tuple[ComparisonRow, ...] = ()
-    candidates: tuple[ComparisonRow, ...] = ()
     assumed: tuple = ()
     basis_codes: list[str] = []
     notes = list(q.notes)
@@ -144,7 +143,6 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         )
         if isinstance(result, RecommendResult):
             assumed = result.assumptions
-            candidates = tuple(result.candidates)
             notes += result.notes
             basis_codes = ["memory_modelled", "speed_measured" if result.measured_count else "speed_modelled"]
         else:
@@ -163,7 +161,8 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     details = [*parser_notes, *ph.details]
     suggestions = tuple(phrase_notes(env, q.suggestions))
     choices = q.choices if (suggestions or q.needs_clarification) else ()
-    ans = Answer(
+    text = render.lay_out(ph.verdict, details, ph.assumptions, ph.basis, suggestions, choices, lang)
+    return Answer(
         intent=q.intent,
         query=q,
         verdict=ph.verdict,
@@ -176,15 +175,14 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         suggestions=suggestions,
         choices=choices,
         sources=_sources(cat, q, result),
-        candidates=candidates,
         context=Context(last=q, language=lang),
         language=lang,
         assumed=assumed,
         basis_codes=tuple(dict.fromkeys(basis_codes)),
         notes=tuple(notes),
         result=result,
+        text=text,
     )
-    return replace(ans, text=render.to_text(ans))
 
 
 def _card(g: GPU) -> str:

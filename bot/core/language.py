@@ -28,7 +28,7 @@ _ASK_ZH = re.compile(
     re.I,
 )
 _ASK_HANT = re.compile(r"\bin traditional chinese\b|繁體|繁体|用正體|用正体", re.I)
-_WORD = re.compile(r"[a-z]{2,}", re.I)
+_WORD = re.compile(r"[a-z]{2,}")
 # words that make a Latin-script text English (names of cards and models are not among them)
 _EN_WORDS = frozenset(
     """what which how can could should would will does do did is are was the an for with on and or about
@@ -85,21 +85,24 @@ def detect(
     forced: Lang | None = None,
 ) -> Lang:
     """The reply's language for ``text`` (see the module docstring for the order)."""
-    if _ASK_HANT.search(text):
-        return Lang.ZH_HANT
-    if _ASK_EN.search(text):
-        return Lang.EN
-    if _ASK_ZH.search(text):
-        return Lang.ZH_HANT if is_traditional(text) else Lang.ZH_HANS
+    cjk = bool(_CJK.search(text))
+    low = text.lower()
+    if cjk or "english" in low or "chinese" in low or "mandarin" in low:  # cheap gate for the requests
+        if _ASK_HANT.search(text):
+            return Lang.ZH_HANT
+        if _ASK_EN.search(text):
+            return Lang.EN
+        if _ASK_ZH.search(text):
+            return Lang.ZH_HANT if is_traditional(text) else Lang.ZH_HANS
     if forced is not None:
         return forced
-    if _CJK.search(text) and not _KANA.search(text):
+    if cjk and not _KANA.search(text):
         if is_traditional(text):
             return Lang.ZH_HANT
         if conversation is Lang.ZH_HANT:
             return Lang.ZH_HANT  # characters shared by both scripts: keep the conversation's script
         return Lang.ZH_HANS
-    if any(w.lower() in _EN_WORDS for w in _WORD.findall(text)):
+    if any(w in _EN_WORDS for w in _WORD.findall(low)):
         return Lang.EN
     if conversation is not None:
         return conversation

@@ -293,7 +293,9 @@ class RecommendResult:
     measured_count: int = 0
     price_dates: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
-    candidates: tuple[Any, ...] = ()  # ComparisonRow for charts
+    candidates: tuple[
+        Any, ...
+    ] = ()  # recommend.Candidate: every priced card weighed (engine.picks.candidate_rows)
 
 
 @dataclass(frozen=True)

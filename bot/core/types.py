@@ -325,8 +325,6 @@ class Answer:
     suggestions: tuple[str, ...] = ()
     choices: tuple[Choice, ...] = ()
     sources: tuple[str, ...] = ()
-    # every card a recommendation weighed (picks included), for charts; not in the JSON
-    candidates: tuple[ComparisonRow, ...] = ()
     context: Context = field(default_factory=Context)
     text: str = ""
     language: Lang = Lang.EN
@@ -336,6 +334,14 @@ class Answer:
     basis_codes: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
+
+    @property
+    def candidates(self) -> tuple[ComparisonRow, ...]:
+        """Every card a recommendation weighed (picks included), for charts; not in the JSON."""
+        from bot.core.engine.picks import candidate_rows
+        from bot.core.results import RecommendResult
+
+        return candidate_rows(self.result) if isinstance(self.result, RecommendResult) else ()
 
     def to_json(self) -> dict[str, Any]:
         q = self.query

@@ -74,12 +74,14 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
     notes: list[Note] = []
     pairs = [(m, g) for m in models for g in gpus]
     single = len(pairs) == 1
-    buyable = [c for c in cat.gpus.values() if recommend.buyable(c)]
+    buyable: list[GPU] | None = None
     measured = False
     for m, g in pairs:
         e = recommend.fit_estimate(cat, m, g, q)
         fixes: tuple[FixOption, ...] = ()
         if not e.fits:
+            if buyable is None:
+                buyable = [c for c in cat.gpus.values() if recommend.buyable(c)]
             fixes = tuple(
                 fix_from_suggestion(cat, s, e.workload, g.id)
                 for s in memory.suggest_changes(m, g, e, buyable)[:3]

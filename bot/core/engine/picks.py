@@ -11,7 +11,7 @@ from bot.core.names import card_label
 from bot.core.results import GeneralResult, Pick, Reason, ReasonCode, RecommendResult
 from bot.core.types import ComparisonRow, Query
 
-__all__ = ["GENERAL_MIN_VRAM_GB", "recommend_result", "general_result", "round_tp"]
+__all__ = ["GENERAL_MIN_VRAM_GB", "recommend_result", "general_result", "round_tp", "candidate_rows"]
 
 
 GENERAL_MIN_VRAM_GB = 12
@@ -64,22 +64,6 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         elif r.budget_usd is not None:
             how, gb = _no_fix(m, w)
             extra["no_fix_how"], extra["no_fix_gb"] = how, gb
-    candidates = tuple(
-        ComparisonRow(
-            gpu=c.gpu.id,
-            name=card_label(c.gpu),
-            vram_gb=c.gpu.vram_gb,
-            price_usd=c.price,
-            price_date=c.gpu.price_date,
-            fits=c.fits,
-            max_batch_size=c.max_batch,
-            relative_speed=c.speed.relative,
-            speed_basis=c.speed.basis,
-            value=c.value,
-            tdp_w=c.gpu.tdp_w,
-        )
-        for c in r.considered
-    )
     return RecommendResult(
         model=m,
         workload=w,
@@ -91,7 +75,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         measured_count=sum(1 for c, _ in r.picks if c.speed.basis == "measured"),
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
-        candidates=candidates,
+        candidates=r.considered,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -158,3 +142,23 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
         for row, why in chosen
     )
     return GeneralResult(budget_usd=q.budget_usd, picks=picks, min_vram_gb=GENERAL_MIN_VRAM_GB)
+
+
+def candidate_rows(result: RecommendResult) -> tuple[ComparisonRow, ...]:
+    """Every priced card the recommendation weighed, as rows (for charts; built only when drawn)."""
+    return tuple(
+        ComparisonRow(
+            gpu=c.gpu.id,
+            name=card_label(c.gpu),
+            vram_gb=c.gpu.vram_gb,
+            price_usd=c.price,
+            price_date=c.gpu.price_date,
+            fits=c.fits,
+            max_batch_size=c.max_batch,
+            relative_speed=c.speed.relative,
+            speed_basis=c.speed.basis,
+            value=c.value,
+            tdp_w=c.gpu.tdp_w,
+        )
+        for c in result.candidates
+    )

@@ -44,13 +44,16 @@ def messages(lang: Lang) -> dict[str, str]:
     return out
 
 
+_TABLES: dict[Lang, dict[str, str]] = {}
+
+
 def t(lang: Lang, key: str, /, **values: Any) -> str:
     """The sentence ``key`` in ``lang`` with its placeholders filled.
 
     A key missing from a catalog is a bug the catalog test catches; at run
     time it falls back to English rather than failing the answer.
     """
-    table = messages(lang)
+    table = _TABLES.get(lang) or _TABLES.setdefault(lang, messages(lang))
     text = table.get(key)
     if not text:
         log.error("message %r missing in %s", key, lang)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime
 import functools
 
+from babel import Locale
 from babel.dates import format_skeleton
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import format_currency, format_percent
 
 from bot.core.types import Lang
 
@@ -23,11 +24,21 @@ def locale_of(lang: Lang) -> str:
     return _LOCALES[lang]
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.cache
+def _symbols(lang: Lang) -> dict[int, str]:
+    """CLDR's grouping and decimal signs for the language, as a str.translate table."""
+    sym = Locale.parse(_LOCALES[lang]).number_symbols["latn"]
+    return str.maketrans({",": sym["group"], ".": sym["decimal"]})
+
+
 def num(value: float, lang: Lang, digits: int = 0) -> str:
-    """A number with grouping: 1,234 / 1,234.5."""
-    pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=_LOCALES[lang])
+    """A number with the locale's grouping and decimal signs (CLDR): 1,234 / 1,234.5.
+
+    The digits are laid out by Python's format and the signs taken from
+    Babel's CLDR data: the same result as ``format_decimal`` for these
+    patterns, at a fraction of the cost (it runs for every figure of a reply).
+    """
+    return f"{value:,.{digits}f}".translate(_symbols(lang))
 
 
 def gb(value_gb: float, lang: Lang) -> str:
