@@ -9,6 +9,8 @@ migrate one after another (the later ones find nothing to do).
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from pathlib import Path
 
 from alembic import command
@@ -24,6 +26,17 @@ __all__ = ["MIGRATIONS_DIR", "alembic_config", "upgrade", "current_revision", "h
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: pg_advisory_xact_lock key for migrations ("gpu-advisor" in a 63-bit number).
 _LOCK_KEY = 0x6770_7561_6476_0001
+# Alembic keeps the running migration in module globals (alembic.context, alembic.op):
+# two migrations in one process must not interleave, whatever the database.
+_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def _lock() -> asyncio.Lock:
+    loop = asyncio.get_running_loop()
+    lock = _LOCKS.get(loop)
+    if lock is None:
+        lock = _LOCKS[loop] = asyncio.Lock()
+    return lock
 
 
 def alembic_config() -> Config:
@@ -54,7 +67,7 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> str | None:
         command.upgrade(cfg, revision)
         return _current(conn)
 
-    async with engine.begin() as conn:
+    async with _lock(), engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_KEY})
         return await conn.run_sync(run)
