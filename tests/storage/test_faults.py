@@ -16,7 +16,7 @@ from bot.config import ConfigError, Settings
 from bot.core.rig import Rig
 from bot.core.types import Choice, Context, Intent, Query
 from bot.storage import GuildSettings, StoreUnavailable, database_url, open_store, redact
-from tests.storage.conftest import PG_PASSWORD, Clock, PgServer, StoreSettings, free_port
+from tests.storage.support import PG_PASSWORD, Clock, PgServer, StoreSettings, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 USER = 922_222_222_222_222_222

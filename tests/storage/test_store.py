@@ -16,7 +16,7 @@ from bot.core.types import Choice, Context, Intent, Query
 from bot.storage import GuildSettings, SqlStore, Store, open_store
 from bot.storage.migrate import current_revision, head_revision
 from bot.storage.schema import contexts, metadata, pending_choices, rigs
-from tests.storage.conftest import Clock, StoreSettings
+from tests.storage.support import Clock, StoreSettings
 
 GUILD = 811_111_111_111_111_111
 USER = 922_222_222_222_222_222
