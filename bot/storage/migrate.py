@@ -5,6 +5,12 @@ so an installed bot or the Docker image carries them). :func:`upgrade` runs
 every pending migration in one transaction; on PostgreSQL it first takes a
 transaction-level advisory lock, so several processes starting at once
 migrate one after another (the later ones find nothing to do).
+
+To change the schema: edit ``schema.py``, then add
+``migrations/versions/000N_what.py`` by hand (``revision = "000N"``,
+``down_revision`` = the previous one; ``migrations/script.py.mako`` is the
+template). ``tests/storage/test_store.py`` checks, on SQLite and PostgreSQL,
+that the migrated database equals ``schema.py``.
 """
 
 from __future__ import annotations

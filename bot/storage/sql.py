@@ -294,6 +294,10 @@ class SqlStore:
             _check_id("ask channel id", c)
         if settings.allowed_role_id is not None:
             _check_id("allowed_role_id", settings.allowed_role_id)
+        if settings.currency is not None and not (0 < len(settings.currency) <= 8):
+            raise ValueError(f"currency must be a short code such as 'EUR', got {settings.currency!r}")
+        if settings.language is not None and not (0 < len(settings.language) <= 16):
+            raise ValueError(f"language must be a short code such as 'zh', got {settings.language!r}")
         values = {
             "guild_id": settings.guild_id,
             "ask_channel_ids": codec.dumps(sorted(settings.ask_channel_ids)),
@@ -338,6 +342,8 @@ class SqlStore:
 
     async def put_rig(self, user_id: int, rig: Rig) -> bool:
         _check_id("user_id", user_id)
+        if len(rig.gpu) > 64:
+            raise ValueError(f"Rig.gpu must be a catalog card id, got {rig.gpu[:80]!r}")
         values = {
             "user_id": user_id,
             "gpu": rig.gpu,

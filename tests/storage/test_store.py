@@ -169,6 +169,8 @@ async def test_pending_choices_by_id_with_ttl(store: SqlStore, clock: Clock) -> 
         lambda s: s.put_context(1, True, Context()),
         lambda s: s.put_context(1, 1, Context(), ttl_s=float("nan")),
         lambda s: s.put_guild_settings(GuildSettings(1, frozenset({0}))),
+        lambda s: s.put_guild_settings(GuildSettings(1, currency="EURO-DOLLARS")),
+        lambda s: s.put_rig(1, Rig("x" * 65)),
     ],
 )
 async def test_bad_arguments_are_refused_before_the_database(store: SqlStore, call) -> None:  # type: ignore[no-untyped-def]
