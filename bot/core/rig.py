@@ -167,12 +167,12 @@ _NUM_WORDS = {
     "八": 8,
 }
 _COUNT_BEFORE_RE = re.compile(
-    r"(?:\b(\d{1,2})\s*(?:x|×|\*)\s*|\b(\d{1,2})\s+|\b(?:a\s+)?(pair)\s+of\s+|"
+    r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,4})\s+|\b(?:a\s+)?(pair)\s+of\s+|"
     r"\b(one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight)[\s-]+|"
     r"(\d{1,2}|[一两二双三四五六八])\s*(?:张|块|个)\s*)"
     r"(?:(?:nvidia|geforce|rtx|gtx|amd|radeon)\s+)*$"
 )
-_COUNT_AFTER_RE = re.compile(r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,2})\b|^\s*(?:s\b)?\s*\*\s*(\d{1,2})")
+_COUNT_AFTER_RE = re.compile(r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b")
 _RAM_RE = re.compile(
     r"(\d{1,5}(?:\.\d+)?)\s*(?:gb|g|gib|gigs?|gigabytes?)\s*(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|memory|内存)"
     r"|(?:ram|内存)\s*(?:is|:|=|是|有)?\s*(\d{1,5}(?:\.\d+)?)\s*(?:gb|g|gib)?"
@@ -191,19 +191,19 @@ _CAN_I_RE = re.compile(
 
 
 def _count_of(norm: str, start: int, end: int) -> int | None:
+    """How many of the card at norm[start:end]: None when not said, 0 when unbelievable ("1000 3090s")."""
     head = norm[max(0, start - 30) : start]
     m = _COUNT_BEFORE_RE.search(head)
     if m:
         raw = next((g for g in m.groups() if g), None)
         if raw is not None:
             v = int(raw) if raw.isdigit() else (2 if raw == "pair" else _NUM_WORDS.get(raw))
-            if v is not None and 1 <= v <= MAX_COUNT:
-                return v
+            if v is not None:
+                return v if 1 <= v <= MAX_COUNT else 0
     m2 = _COUNT_AFTER_RE.search(norm[end : end + 12])
     if m2:
-        v = int(next(g for g in m2.groups() if g))
-        if 1 <= v <= MAX_COUNT:
-            return v
+        v = int(m2.group(1))
+        return v if 1 <= v <= MAX_COUNT else 0
     return None
 
 
@@ -238,8 +238,12 @@ def parse_rig(text: str, *, catalog: Any = None) -> Rig | None:
     gid = ids.pop()
     count = 0
     for m in cards:
-        count += _count_of(norm, m.start, m.end) or 1
-    count = min(count, MAX_COUNT)
+        n = _count_of(norm, m.start, m.end)
+        if n == 0:
+            return None
+        count += n or 1
+    if count > MAX_COUNT:
+        return None
     ram = _ram_of(norm, [(m.start, m.end) for m in cards])
     budget: float | None = None
     if _BUDGET_CUE_RE.search(norm):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
@@ -46,6 +48,14 @@ PARSE_TABLE: list[tuple[str, Rig | None]] = [
     ("rtx 3090 vs 4090", None),
     ("", None),
     ("I have a 4090 and 24gb vram", Rig("rtx-4090", 1, None)),  # VRAM is not system RAM
+    ("I have 2 3090s", Rig("rtx-3090", 2, None)),
+    ("i got a pair of 3090s and 128gb ram", Rig("rtx-3090", 2, 128.0)),
+    ("my build: 3090, 64 gigs of ram", Rig("rtx-3090", 1, 64.0)),
+    ("I have a 3090 with 24gb and 64gb ddr5 ram", Rig("rtx-3090", 1, 64.0)),
+    ("我用的是4090", Rig("rtx-4090", 1, None)),
+    ("I have a 3090. What about upgrading?", None),
+    ("i have 1000 3090s", None),  # not a believable rig
+    ("I have 100x 4090", None),
 ]
 
 
@@ -55,6 +65,14 @@ def test_parse_rig_table(text: str, want: Rig | None) -> None:
     if want is not None and want.gpu not in CAT.gpus:
         pytest.fail(f"test table names {want.gpu}, not in the catalog")
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80) | st.from_regex(r"(my rig is|I have|我有) .{0,30}", fullmatch=True))
+def test_any_text_gives_a_rig_or_none_and_never_raises(text: str) -> None:
+    got = parse_rig(text, catalog=CAT)
+    assert got is None or (isinstance(got, Rig) and got.gpu in CAT.gpus)
+    assert refers_to_rig(text, catalog=CAT) in (True, False)
 
 
 def test_parse_rig_card_family_takes_the_default_member() -> None:
