@@ -210,7 +210,7 @@ class SqlStore:
         try:
             async with self.engine.begin() as conn:
                 result = await work(conn)
-        except (SQLAlchemyError, OSError, TimeoutError) as exc:
+        except Exception as exc:  # a database problem never reaches the caller (CancelledError does)
             if not _outage(exc):
                 log.exception("storage: %s failed", op)
                 return default

@@ -246,3 +246,16 @@ async def test_a_failed_transaction_leaves_nothing_behind(store: SqlStore) -> No
     async with store.engine.connect() as conn:
         names = await conn.run_sync(lambda c: sa.inspect(c).get_table_names())
     assert "half_done" not in names
+
+
+async def test_a_broken_schema_degrades_instead_of_raising(
+    store: SqlStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with store.engine.begin() as conn:
+        await conn.execute(sa.text("DROP TABLE rigs"))
+    assert await store.get_rig(USER) is None
+    assert await store.put_rig(USER, Rig("rtx-3090")) is False
+    assert "rigs" in caplog.text  # said in the log, with the database's own words
+    # the other tables still work
+    assert await store.put_context(CH1, USER, Context())
+    assert await store.get_context(CH1, USER) == Context()
