@@ -8,6 +8,7 @@ too many, the tail is cut with a marker, never the verdict.
 
 from __future__ import annotations
 
+from bot.core.phrase.catalog import t
 from bot.core.types import Answer
 
 __all__ = ["to_text", "MAX_CHARS"]
@@ -24,7 +25,7 @@ def to_text(ans: Answer, max_chars: int = MAX_CHARS) -> str:
         tail.extend(ans.suggestions)
     if ans.choices:
         options = "  ".join(f"[{i}] {c.label}" for i, c in enumerate(ans.choices, 1))
-        tail.append(f"Options: {options} (reply with a number or a name)")
+        tail.append(t(ans.language, "render.options", options=options))
     body = list(ans.details)
     text = _join(head, body, tail)
     if len(text) <= max_chars:
@@ -32,7 +33,7 @@ def to_text(ans: Answer, max_chars: int = MAX_CHARS) -> str:
     # drop detail lines from the end until it fits, then say so
     while body and len(_join(head, body, tail)) + 30 > max_chars:
         body.pop()
-    text = _join(head, [*body, "(more lines cut; ask a narrower question)"], tail)
+    text = _join(head, [*body, t(ans.language, "render.cut")], tail)
     if len(text) > max_chars:
         text = text[: max_chars - 1] + "…"
     return text
