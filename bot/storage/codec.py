@@ -4,8 +4,12 @@ The codec walks the dataclass fields of :class:`bot.core.types.Context` /
 :class:`~bot.core.types.Query` / :class:`~bot.core.types.Choice` by their
 type hints, so a field added to ``Query`` later is stored without touching
 this module (as long as its type is one of: ``str``, ``int``, ``float``,
-``bool``, a ``StrEnum``, one of those dataclasses, ``tuple[X, ...]`` of them,
-or ``X | None``).
+``bool``, a ``StrEnum``, a dataclass made of those, ``tuple[X, ...]``,
+``dict[str, X]``, or ``X | None``). ``Any`` values (a ``Note``'s
+``values``) are stored as JSON, with the types JSON lacks tagged so they
+come back as they went in: ``{"$tuple": [...]}``, ``{"$date": "2026-05-01"}``,
+``{"$datetime": ...}``; an enum inside ``Any`` is stored by value and comes
+back as its value (a ``StrEnum`` compares equal to it).
 
 Encoding: enums by value, tuples as lists, nested dataclasses as dicts, and
 a ``"v"`` version key at the top. Decoding ignores unknown keys (rows written
@@ -18,6 +22,7 @@ finite: JSON never holds NaN/Infinity (``encode`` raises ``ValueError``).
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import enum
 import json
 import logging
@@ -56,6 +61,42 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+def _encode_any(value: Any) -> Any:
+    """A value typed ``Any``: JSON, with tuples and dates tagged."""
+    if isinstance(value, tuple):
+        return {"$tuple": [_encode_any(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode_any(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode_any(v) for k, v in value.items()}
+    if isinstance(value, _dt.datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, _dt.date):
+        return {"$date": value.isoformat()}
+    return _encode(value)
+
+
+def _decode_any(raw: Any) -> Any:
+    if isinstance(raw, list):
+        return [_decode_any(v) for v in raw]
+    if isinstance(raw, dict):
+        if len(raw) == 1:
+            ((tag, inner),) = raw.items()
+            try:
+                if tag == "$tuple" and isinstance(inner, list):
+                    return tuple(_decode_any(v) for v in inner)
+                if tag == "$datetime" and isinstance(inner, str):
+                    return _dt.datetime.fromisoformat(inner)
+                if tag == "$date" and isinstance(inner, str):
+                    return _dt.date.fromisoformat(inner)
+            except ValueError:
+                raise _Skip from None
+        return {k: _decode_any(v) for k, v in raw.items()}
+    if isinstance(raw, float) and not math.isfinite(raw):
+        raise _Skip
+    return raw
+
+
 def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | str):
         return value
@@ -69,8 +110,14 @@ def _encode(value: Any) -> Any:
         return value
     if isinstance(value, tuple | list):
         return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode_any(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        hints = _hints(type(value))
+        return {
+            f.name: (_encode_any if hints.get(f.name) is Any else _encode)(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+        }
     raise TypeError(f"cannot store a value of type {type(value).__name__}")
 
 
@@ -93,12 +140,23 @@ def _decode(tp: Any, raw: Any) -> Any:
         if not isinstance(raw, list):
             raise _Skip
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v) for v in raw)
+            out = []
+            for v in raw:
+                try:
+                    out.append(_decode(args[0], v))
+                except _Skip:  # one element this version cannot read (a newer note code): drop it
+                    log.debug("dropping a stored %s this version cannot read: %r", args[0], v)
+            return tuple(out)
         if len(args) != len(raw):
             raise _Skip
         return tuple(_decode(a, v) for a, v in zip(args, raw, strict=True))
+    if origin is dict:
+        key_t, val_t = typing.get_args(tp) or (str, Any)
+        if not isinstance(raw, dict) or key_t is not str:
+            raise _Skip
+        return {k: (_decode_any(v) if val_t is Any else _decode(val_t, v)) for k, v in raw.items()}
     if tp is Any:
-        return raw
+        return _decode_any(raw)
     if isinstance(tp, type):
         if issubclass(tp, enum.Enum):
             try:

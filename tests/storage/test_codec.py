@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
-from bot.core.types import Choice, Context, Intent, Method, Query, Task
+from bot.core.types import Choice, Context, Intent, Lang, Method, Note, NoteCode, Precision, Query, Task
 from bot.storage.codec import (
     CODEC_VERSION,
     decode_choices,
@@ -38,12 +39,39 @@ _overrides: dict[str, st.SearchStrategy] = {
     if f.type in ("float | None", "float")
 }
 _overrides["choices"] = st.lists(choices, max_size=3).map(tuple)
+# A Note's values are typed Any: whatever the parser and the engine put there
+# (numbers, text, lists, tuples, dates, enums).
+any_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | finite
+    | st.text(max_size=10)
+    | st.dates()
+    | st.sampled_from(Precision),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+notes = st.builds(
+    Note, code=st.sampled_from(NoteCode), values=st.dictionaries(st.text(max_size=8), any_values, max_size=4)
+)
+for _f in dataclasses.fields(Query):
+    if "Note" in str(_f.type):
+        _overrides[_f.name] = st.lists(notes, max_size=3).map(tuple)
 queries = st.builds(
     Query,
     **{f.name: ... for f in dataclasses.fields(Query) if f.name not in _overrides},
     **_overrides,
 )
-contexts = st.builds(Context, last=st.none() | queries)
+contexts = st.builds(
+    Context,
+    **{f.name: ... for f in dataclasses.fields(Context) if f.name != "last"},
+    last=st.none() | queries,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -110,6 +138,30 @@ def test_old_and_newer_rows_still_load() -> None:
     }
     assert decode_query(newer) == Query(intent=Intent.RECOMMEND, budget_usd=800.0)
     assert decode_context({"v": 1, "last": old, "later": True}) == Context(last=decode_query(old))
+    # a note code from a newer version: that note is dropped, the others kept
+    with_notes = {
+        "intent": "fit",
+        "notes": [{"code": "from_the_future", "values": {}}, {"code": "follow_up", "values": {}}],
+    }
+    assert decode_query(with_notes) == Query(intent=Intent.FIT, notes=(Note(NoteCode.FOLLOW_UP),))
+
+
+def test_note_values_keep_their_types() -> None:
+    q = Query(
+        intent=Intent.RECOMMEND,
+        notes=(
+            Note(
+                NoteCode.BUDGET_CONVERTED,
+                {"amount": 900.0, "code": "EUR", "date": datetime.date(2026, 4, 24)},
+            ),
+            Note(NoteCode.ASK_GPU_VARIANT, {"family": "RTX 4060 Ti", "sizes": ("8", "16")}),
+        ),
+    )
+    back = decode_query(loads(dumps(encode_query(q))))
+    assert back == q
+    assert back is not None and isinstance(back.notes[1].values["sizes"], tuple)
+    assert isinstance(back.notes[0].values["date"], datetime.date)
+    assert decode_context(encode_context(Context(last=q, language=Lang.ZH_HANT))) == Context(q, Lang.ZH_HANT)
 
 
 @pytest.mark.parametrize(

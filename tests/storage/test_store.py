@@ -12,7 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
 from bot.core.rig import Rig
-from bot.core.types import Choice, Context, Intent, Query
+from bot.core.types import Choice, Context, Intent, Lang, Note, NoteCode, Query
 from bot.storage import GuildSettings, SqlStore, Store, open_store
 from bot.storage.migrate import current_revision, head_revision
 from bot.storage.schema import contexts, metadata, pending_choices, rigs
@@ -101,7 +101,14 @@ async def test_context_round_trips_real_parsed_queries(store: SqlStore) -> None:
         assert await store.put_context(CH1, USER + i, ctx)
         assert await store.get_context(CH1, USER + i) == ctx
     # text no database column could hold raw (NUL), and astral characters
-    odd = Context(last=Query(intent=Intent.UNKNOWN, text="a\x00b 🦙 \u2028", notes=("é",)))
+    odd = Context(
+        last=Query(
+            intent=Intent.UNKNOWN,
+            text="a\x00b 🦙 \u2028",
+            notes=(Note(NoteCode.CORRECTED, {"typed": "é\x00", "name": "BERT-Base"}),),
+        ),
+        language=Lang.ZH_HANS,
+    )
     assert await store.put_context(CH2, USER, odd)
     assert await store.get_context(CH2, USER) == odd
 
