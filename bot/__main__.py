@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check.
+"""``python -m bot``: ask | chat | run | check | db upgrade.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -94,6 +94,35 @@ def _cmd_run(_: argparse.Namespace) -> int:
     return run(settings)
 
 
+def _cmd_db(args: argparse.Namespace) -> int:
+    """``db upgrade``: run the storage migrations (bot/storage) and say where the database is."""
+    import asyncio
+
+    from bot.config import ConfigError, Settings
+
+    try:
+        settings = Settings.from_env(os.environ)
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    from bot.storage import StoreUnavailable, open_store, redact
+    from bot.storage.migrate import current_revision
+
+    async def upgrade() -> str:
+        store = await open_store(settings)
+        try:
+            return f"database at {redact(store.url)} is at revision {await current_revision(store.engine)}"
+        finally:
+            await store.close()
+
+    try:
+        print(asyncio.run(upgrade()))
+    except StoreUnavailable as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot", description="GPU advice for deep learning.")
     sub = p.add_subparsers(dest="cmd")
@@ -112,6 +141,9 @@ def _parser() -> argparse.ArgumentParser:
     chat.set_defaults(func=_cmd_chat)
     sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)").set_defaults(func=_cmd_run)
     sub.add_parser("check", help="validate knowledge/ and print a summary").set_defaults(func=_cmd_check)
+    db = sub.add_parser("db", help="the database of saved state (DATA_DIR / DATABASE_URL)")
+    db.add_argument("action", choices=["upgrade"], help="upgrade: run the schema migrations")
+    db.set_defaults(func=_cmd_db)
     return p
 
 
