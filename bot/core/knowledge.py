@@ -749,12 +749,15 @@ class Catalog:
         models: dict[str, Model],
         benchmarks: Benchmarks,
         currencies: dict[str, CurrencyRate],
+        prices: Any = None,
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
         self.models: Mapping[str, Model] = types.MappingProxyType(models)
         self.benchmarks = CatalogBenchmarks(benchmarks, {g.id: g.vram_gb for g in gpus.values()})
         self.currencies: Mapping[str, CurrencyRate] = types.MappingProxyType(currencies)
+        # bot.core.prices.PriceBook (prices.yaml + prices-imported.yaml); None = read on first use
+        self.prices = prices
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -853,7 +856,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     cdisp = _display(directory, cur_path)
     currencies = _build_currencies(cdisp, _read_yaml(cur_path, cdisp))
 
-    return Catalog(directory, gpus, models, Benchmarks(sets), currencies)
+    from bot.core import prices as _prices  # late import: prices reads knowledge's helpers
+
+    price_book = _prices.load(directory, gpus, currencies)
+    return Catalog(directory, gpus, models, Benchmarks(sets), currencies, prices=price_book)
 
 
 @functools.lru_cache(maxsize=8)
