@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check.
+"""``python -m bot``: ask | chat | run | check | prices.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("chat", help="interactive chat in the terminal").set_defaults(func=_cmd_chat)
     sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)").set_defaults(func=_cmd_run)
     sub.add_parser("check", help="validate knowledge/ and print a summary").set_defaults(func=_cmd_check)
+    from bot.prices_cli import add_parser as _add_prices_parser
+
+    _add_prices_parser(sub)  # prices import FILE.csv | prices stale
     return p
 
 

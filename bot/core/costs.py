@@ -73,6 +73,9 @@ __all__ = [
     "deal_verdict",
     "job_cost",
     "relative_speeds",
+    "SanityCode",
+    "SanityFlag",
+    "price_sanity",
 ]
 
 DEFAULT_HOURS_PER_DAY = 4.0  # assumption, said in the answer
@@ -797,3 +800,87 @@ def job_cost(
         Assumption(AssumptionCode.POWER_W, float(catalog.gpus[own_gpu].tdp_w), "W", False),
     )
     return JobCost(JobStatus.OK, (), own_gpu, own_hours, elec, tuple(rents), assumptions)
+
+
+# --------------------------------------------------------------------------- price sanity
+
+
+class SanityCode(StrEnum):
+    # the card's price is an estimate dated before a newer sibling's observed street price:
+    # values: date, sibling, sibling_date
+    ESTIMATE_OLDER_THAN_SIBLING_STREET = "estimate_older_than_sibling_street"
+    # an older-generation card (before Ampere) costing about what an RTX 3060 12 GB costs:
+    # values: usd, reference_usd, vram_gb, reference_vram_gb, relative_speed
+    OLDER_GEN_AT_3060_PRICE = "older_gen_at_3060_price"
+
+
+@dataclass(frozen=True)
+class SanityFlag:
+    gpu: str
+    code: SanityCode
+    values: Mapping[str, float | str | None]
+
+
+SANITY_REFERENCE = "rtx-3060-12gb"
+OLDER_ARCHITECTURES = frozenset({"pascal", "volta", "turing"})
+SAME_PRICE_BAND = (0.5, 1.4)  # "about the same price" as the RTX 3060 12 GB (a $120 2060 counts: issue 14)
+
+
+def _generation_key(g: Any) -> str:
+    """Siblings: same vendor and segment (a newer release of the same line of cards)."""
+    return f"{g.vendor}/{g.segment}"
+
+
+def price_sanity(catalog: Catalog, gpu: str, *, condition: str | None = None) -> tuple[SanityFlag, ...]:
+    """Reasons not to name ``gpu`` "best value" on its catalog price (empty when none).
+
+    1. Its purchase price is an estimate dated before the observed (not estimated)
+       street price of a newer sibling (same vendor and segment, released later):
+       the estimate may be out of date against the market the sibling shows.
+    2. It is of an older generation (Pascal, Volta, Turing) and costs about what an
+       RTX 3060 12 GB costs (0.5-1.4x) while having less memory or less speed:
+       a 2026 buyer would pick the 3060 (or must be told why not).
+    """
+    g = catalog.gpus[gpu]
+    out: list[SanityFlag] = []
+    q = P.purchase_price(catalog, gpu, condition)
+    if q is None:
+        return ()
+    if q.estimated:
+        for sid, s in catalog.gpus.items():
+            if sid == gpu or _generation_key(s) != _generation_key(g) or s.release <= g.release:
+                continue
+            sq = P.new_price(catalog, sid)
+            if sq is None or sq.estimated or sq.sub is not P.PriceSub.STREET:
+                continue
+            if P.months_between(q.date, sq.date) > 0:
+                out.append(
+                    SanityFlag(
+                        gpu,
+                        SanityCode.ESTIMATE_OLDER_THAN_SIBLING_STREET,
+                        {"date": q.date, "sibling": sid, "sibling_date": sq.date},
+                    )
+                )
+                break
+    ref = catalog.gpus.get(SANITY_REFERENCE)
+    if ref is not None and gpu != SANITY_REFERENCE and g.architecture.lower() in OLDER_ARCHITECTURES:
+        rq = P.purchase_price(catalog, SANITY_REFERENCE, condition)
+        if rq is not None:
+            lo, hi = SAME_PRICE_BAND
+            speeds = relative_speeds(catalog)
+            rel = speeds.get(gpu, 0.0) / (speeds.get(SANITY_REFERENCE) or 1.0)
+            if lo * rq.usd <= q.usd <= hi * rq.usd and (g.vram_gb < ref.vram_gb or rel < 1.0):
+                out.append(
+                    SanityFlag(
+                        gpu,
+                        SanityCode.OLDER_GEN_AT_3060_PRICE,
+                        {
+                            "usd": q.usd,
+                            "reference_usd": rq.usd,
+                            "vram_gb": g.vram_gb,
+                            "reference_vram_gb": ref.vram_gb,
+                            "relative_speed": rel,
+                        },
+                    )
+                )
+    return tuple(out)
