@@ -90,6 +90,9 @@ FAIR_RATIO = 1.10
 ALTERNATIVE_SHARE = 0.90  # an alternative must cost at most this share of the quote
 ALTERNATIVE_MIN_SPEED = 0.95  # ... and be at least this fast relative to the quoted card
 FASTER_RENT_OPTIONS = 2  # faster cards offered besides the same card
+# Cards offered as "rent a faster card" by default: the ones people commonly rent one at a time
+# (B200/H200/MI300X are offered only when named in rent_options).
+DEFAULT_RENT_CANDIDATES = ("rtx-4090", "rtx-5090", "l40s", "a100-80gb", "h100-pcie", "h100-sxm")
 # "The same work" when no model is named: geometric mean of these speeds (relative to the RTX 3090).
 GENERIC_WORKLOADS: tuple[tuple[str, Task, Precision], ...] = (
     ("llama-3-8b", Task.INFERENCE, Precision.BF16),
@@ -490,6 +493,12 @@ def rent_or_buy(
     # ---- owning
     if price_usd is not None:
         kind = P.PriceKind.USED if cond is Condition.USED else P.PriceKind.NEW
+        if cond is Condition.ANY:  # as deal_verdict: used when a used price exists and the quote is below new
+            street = P.new_price(catalog, gpu)
+            if P.used_price(catalog, gpu) is not None and (
+                street is None or street.sub is P.PriceSub.MSRP or price_usd < street.usd
+            ):
+                kind = P.PriceKind.USED
         buy: P.PriceQuote | None = _quoted(gpu, float(price_usd), kind, today)
     else:
         buy = P.purchase_price(catalog, gpu, None if cond is Condition.ANY else cond.value)
@@ -499,9 +508,9 @@ def rent_or_buy(
     if buy is not None:
         retention, basis = _retention(catalog, gpu)
         used_now = P.used_price(catalog, gpu)
-        base = used_now.usd if used_now is not None else buy.usd
-        if buy.kind is P.PriceKind.USED:
-            base = min(base, buy.usd)  # a card is not worth more used than what was paid used
+        base = (
+            used_now.usd if used_now is not None else buy.usd
+        )  # resale follows the market, not what was paid
         resale = base * retention**yrs
         assumptions.append(
             Assumption(
@@ -551,8 +560,9 @@ def rent_or_buy(
         for q in P.cloud_prices(catalog, gpu):
             options.append((q, True))
         faster: list[tuple[float, P.PriceQuote]] = []
-        for gid, g in catalog.gpus.items():
-            if gid == gpu or g.vram_gb < card.vram_gb or speeds.get(gid, 0) < own_speed:
+        for gid in DEFAULT_RENT_CANDIDATES:
+            g = catalog.gpus.get(gid)
+            if g is None or gid == gpu or g.vram_gb < card.vram_gb or speeds.get(gid, 0) < own_speed:
                 continue
             if g.software != card.software and card.software == "cuda":
                 continue

@@ -790,6 +790,8 @@ class Catalog:
             f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
             f"cards missing a price: {', '.join(missing) if missing else 'none'}",
         ]
+        if self.prices is not None:
+            lines.append(f"price book: {len(self.prices)} dated prices for {len(self.prices.by_gpu)} cards")
         return "\n".join(lines)
 
 

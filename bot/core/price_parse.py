@@ -170,6 +170,7 @@ _NEW_RE = _rx(r"\bbrand[\s-]?new\b|\bnew\b|\bsealed\b|\bretail\b|全新|新卡|�
 _RENT_BUY_RE = _rx(
     r"\brent\s+or\s+(?:to\s+)?buy\b|\bbuy\s+or\s+(?:to\s+)?rent\b|\brent(?:ing)?\s+(?:vs\.?|versus|or)\s+(?:buy|own)(?:ing)?\b"
     r"|\b(?:buy|own)(?:ing)?\s+(?:vs\.?|versus)\s+rent(?:ing)?\b|\bjust\s+rent\b|\brent\b.{0,40}\binstead\b"
+    r"|\brent\b.{0,40}\bor\s+(?:to\s+)?buy\b|\bbuy\b.{0,40}\bor\s+(?:to\s+)?rent\b"
     r"|\binstead\s+of\s+(?:buying|renting)\b|\bpays?\s+(?:itself\s+)?off\b|\bpay\s+for\s+itself\b|\bbreak[\s-]?even\b"
     r"|\bhours\s+of\s+cloud\b|\bcloud\b.{0,30}\b(?:or|vs\.?|versus)\s+(?:buy|own)|\b(?:buy|own)\w*\b.{0,30}\bor\b.{0,20}\bcloud\b"
     r"|\bcheaper\s+to\s+(?:rent|buy)\b|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
@@ -253,6 +254,8 @@ def money(text: str, catalog: Any = None) -> list[Money]:
     work = norm
     for mn in mentions:  # "3090" is a card, not an amount
         work = work[: mn.start] + "#" * (mn.end - mn.start) + work[mn.end :]
+    # a comma that is not a thousands separator ("的，3000元" is "的,3000元" after NFKC) is a space
+    work = re.sub(r"(?<!\d),|,(?!\d{3}(?!\d))", " ", work)
     out: list[Money] = []
 
     def usd(amount: float, code: str) -> float | None:
