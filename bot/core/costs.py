@@ -414,22 +414,6 @@ def _purchasable(catalog: Catalog, gpu_id: str) -> bool:
     return g.form_factor == "pcie" and not g.legacy_cuda
 
 
-def _quoted(gpu_id: str, usd: float, kind: P.PriceKind, today: _dt.date) -> P.PriceQuote:
-    return P.PriceQuote(
-        gpu=gpu_id,
-        kind=kind,
-        provider_kind=None,
-        price=usd,
-        currency="USD",
-        usd=usd,
-        date=today.isoformat(),
-        source="quoted by the user",
-        estimated=False,
-        sub=P.PriceSub.STREET if kind is P.PriceKind.NEW else None,
-        origin="quoted",
-    )
-
-
 # --------------------------------------------------------------------------- rent or buy
 
 
@@ -499,7 +483,7 @@ def rent_or_buy(
                 street is None or street.sub is P.PriceSub.MSRP or price_usd < street.usd
             ):
                 kind = P.PriceKind.USED
-        buy: P.PriceQuote | None = _quoted(gpu, float(price_usd), kind, today)
+        buy: P.PriceQuote | None = P.quoted(gpu, float(price_usd), kind, today)
     else:
         buy = P.purchase_price(catalog, gpu, None if cond is Condition.ANY else cond.value)
     hours = hpd * DAYS_PER_MONTH * 12 * yrs

@@ -60,6 +60,8 @@ __all__ = [
     "used_trend",
     "stale_quotes",
     "validate_entry",
+    "quoted",
+    "filtered_price",
 ]
 
 # A price older than this many months is called stale (the one place this is set).
@@ -571,3 +573,69 @@ def stale_quotes(pb: PriceBook, today: _dt.date | None = None) -> tuple[PriceQuo
             key=lambda q: (q.date, q.gpu, q.kind.value),
         )
     )
+
+
+# --------------------------------------------------------------------------- quotes and filters
+
+
+def quoted(
+    gpu_id: str,
+    usd: float,
+    kind: PriceKind = PriceKind.USED,
+    today: _dt.date | None = None,
+    *,
+    amount: float | None = None,
+    currency: str = "USD",
+) -> PriceQuote:
+    """A price the user quoted ("I can get a 3090 for $650"), as a quote that overrides the book
+    for that conversation (``origin`` "quoted", dated today)."""
+    return PriceQuote(
+        gpu=gpu_id,
+        kind=kind,
+        provider_kind=None,
+        price=float(amount if amount is not None else usd),
+        currency=currency,
+        usd=float(usd),
+        date=(today or _dt.date.today()).isoformat(),
+        source="quoted by the user",
+        estimated=False,
+        sub=PriceSub.STREET if kind is PriceKind.NEW else None,
+        origin="quoted",
+    )
+
+
+def filtered_price(
+    catalog: Catalog,
+    gpu_id: str,
+    condition: str | None = None,
+    max_usd: float | None = None,
+    quoted_prices: Mapping[str, PriceQuote] | None = None,
+) -> PriceQuote | None:
+    """The price a recommendation should use for a card under the question's filters.
+
+    ``condition``: "new_only" (new street/list price only), "used_only" (used
+    only), "used_ok" or None (the cheaper of new and used). ``max_usd`` drops
+    the card when that price is above it. A price the user quoted for the card
+    (``quoted_prices[gpu_id]``) wins when its kind passes the filter. None =
+    no price passes (the card is left out, and the answer can say why).
+    """
+    q = (quoted_prices or {}).get(gpu_id)
+    if q is not None:
+        if condition == "new_only" and q.kind is not PriceKind.NEW:
+            q = None
+        elif condition == "used_only" and q.kind is not PriceKind.USED:
+            q = None
+    if q is None:
+        if condition == "new_only":
+            q = new_price(catalog, gpu_id)
+            if q is not None and q.sub is PriceSub.MSRP:
+                q = None  # a launch MSRP is not a price a shop charges today
+        elif condition == "used_only":
+            q = used_price(catalog, gpu_id)
+        else:
+            q = purchase_price(catalog, gpu_id)
+            if q is not None and q.sub is PriceSub.MSRP:
+                q = None
+    if q is not None and max_usd is not None and q.usd > max_usd:
+        return None
+    return q

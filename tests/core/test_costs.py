@@ -336,3 +336,52 @@ def test_best_value_never_rests_on_a_flagged_price():
             changed += best_value_of(pool) is not pick
     assert changed >= 1
     assert math.isfinite(changed)
+
+
+# --------------------------------------------------------------------------- filters and quotes
+
+
+@pytest.mark.parametrize(
+    "gpu, condition, max_usd, want",
+    [
+        # new only: the street price, never a launch MSRP; a card with no new price drops out
+        ("rtx-4090", "new_only", None, (2000, "new")),
+        ("rtx-3090", "new_only", None, None),
+        # used only: the used price; a card sold only new drops out
+        ("rtx-4090", "used_only", None, (1500, "used")),
+        ("rtx-5090", "used_only", None, None),
+        # used is fine / no filter: the cheaper of new and used
+        ("rtx-4090", "used_ok", None, (1500, "used")),
+        ("rtx-4090", None, None, (1500, "used")),
+        ("rtx-5090", None, None, (3000, "new")),
+        # "only used cards under $500 / $1000"
+        ("rtx-3090", "used_only", 1000, (750, "used")),
+        ("rtx-4090", "used_only", 1000, None),
+        ("rtx-3060-12gb", "used_only", 500, (225, "used")),
+    ],
+)
+def test_each_filter_picks_the_price_it_says(cat, gpu, condition, max_usd, want):
+    q = P.filtered_price(cat, gpu, condition, max_usd)
+    assert (None if q is None else (q.usd, q.kind.value)) == want
+
+
+def test_quoted_price_overrides_the_catalog_within_the_filter(cat):
+    mine = {"rtx-3090": P.quoted("rtx-3090", 650, P.PriceKind.USED, TODAY)}
+    q = P.filtered_price(cat, "rtx-3090", None, None, mine)
+    assert (q.usd, q.origin, q.date, q.source) == (650, "quoted", "2026-12-03", "quoted by the user")
+    assert P.filtered_price(cat, "rtx-3090", "used_only", 600, mine) is None  # still above the limit
+    assert P.filtered_price(cat, "rtx-3090", "new_only", None, mine) is None  # a used quote is not new
+    assert P.filtered_price(cat, "rtx-4090", None, None, mine).usd == 1500  # other cards keep the book
+
+
+def test_a_quote_below_new_counts_as_used_and_resale_follows_the_market(cat):
+    r = C.rent_or_buy(cat, "rtx-3090", price_usd=650, years=1, rent_options=[("rtx-4090", MKT)], today=TODAY)
+    assert r.own.price.kind is P.PriceKind.USED
+    assert r.own.resale_usd == pytest.approx(750 * 0.8)  # the market's 750, not the 650 paid
+
+
+def test_default_faster_options_are_cards_people_rent(cat):
+    r = C.rent_or_buy(cat, "rtx-4090", today=TODAY)
+    assert {x.gpu for x in r.rent if not x.same_card} <= set(C.DEFAULT_RENT_CANDIDATES)
+    named = C.rent_or_buy(cat, "rtx-4090", rent_options=[("b200", None)], today=TODAY)
+    assert [x.gpu for x in named.rent] == ["b200"]
