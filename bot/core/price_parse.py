@@ -22,6 +22,7 @@ patterns as :mod:`bot.core.parsing` (``knowledge/currencies.yaml``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -173,11 +174,11 @@ _RENT_BUY_RE = _rx(
     r"|\brent\b.{0,40}\bor\s+(?:to\s+)?buy\b|\bbuy\b.{0,40}\bor\s+(?:to\s+)?rent\b"
     r"|\binstead\s+of\s+(?:buying|renting)\b|\bpays?\s+(?:itself\s+)?off\b|\bpay\s+for\s+itself\b|\bbreak[\s-]?even\b"
     r"|\bhours\s+of\s+cloud\b|\bcloud\b.{0,30}\b(?:or|vs\.?|versus)\s+(?:buy|own)|\b(?:buy|own)\w*\b.{0,30}\bor\b.{0,20}\bcloud\b"
-    r"|\bcheaper\s+to\s+(?:rent|buy)\b|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
+    r"|\bcheaper\s+to\s+(?:rent|buy)\b|\brent\w*\b.{0,40}\bcheaper\s+than\s+buy|\bbuy\w*\b.{0,40}\bcheaper\s+than\s+rent|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
     r"|租还是买|买还是租|租.{0,6}还是.{0,6}买|买.{0,6}还是.{0,6}租|回本|租云|租卡|租用.{0,10}划算"
 )
 _DEAL_RE = _rx(
-    r"\bgood\s+(?:deal|price|buy|value)\b|\bfair\s+price\b|\bworth\s+it\b|\bover[\s-]?priced\b|\brip[\s-]?off\b"
+    r"\bgood\s+(?:deal|price|buy|value)\b|\bfair\s+price\b|\bworth\b|\bgood\s*\?|\bover[\s-]?priced\b|\brip[\s-]?off\b"
     r"|\bdeal\b|\bshould\s+i\s+(?:take|grab)\b|\b(?:too\s+)?(?:expensive|cheap)\b|\breasonable\b|\bbargain\b"
     r"|值不值|值得买吗?|划算吗|贵不贵|贵吗|值吗|价格合理|能买吗|可以入吗|能入吗"
 )
@@ -299,7 +300,7 @@ def money(text: str, catalog: Any = None) -> list[Money]:
             pass
         elif not (
             re.search(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$", before)
-            or re.search(r"\b(?:for|at|pay|paying|offer(?:ed)?|asking)\s*$", before)
+            or re.search(r"\b(?:for|at|pay|paying|offer(?:ed)?|asking|is|worth|only|just)\s*$", before)
         ):
             continue
         if re.match(
@@ -307,7 +308,8 @@ def money(text: str, catalog: Any = None) -> list[Money]:
         ):
             continue
         amount = _n(m.group(1)) * mult(m.group(2))
-        if amount < 0.01:
+        per_unit = _KWH_AFTER_RE.match(after) or _HOURLY_AFTER_RE.match(after)
+        if amount < 0.01 or (not per_unit and amount < 20):  # "is 8 fine" is not a price
             continue
         code = "CNY" if cjk and "CNY" in rates else "USD"
         taken.append((m.start(), m.end()))
@@ -323,8 +325,11 @@ def _gpu_mentions(norm: str, catalog: Any) -> list[Mention]:
     return [m for m in ms if not _is_money(m, norm, cur)]
 
 
-def _condition_near(norm: str, start: int, end: int) -> str | None:
-    window = norm[max(0, start - 20) : end + 12]
+def _condition_near(norm: str, start: int, end: int, others: Sequence[tuple[int, int]] = ()) -> str | None:
+    """ "used" / "new" said next to a card and its price (not past another card or price)."""
+    lo = max([max(0, start - 14)] + [b for a, b in others if b <= start])
+    hi = min([end + 10] + [a for a, b in others if a >= end])
+    window = norm[lo:hi]
     if _USED_RE.search(window):
         return "used"
     if _NEW_RE.search(window) and not re.search(r"\bnew(?:er)?\s+(?:one|model|gen)", window):
@@ -343,7 +348,9 @@ def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
     if not mentions:
         return out
     used_mentions: set[int] = set()
-    for mo in money(text, cat):
+    amounts = money(text, cat)
+    spans = [(m.start, m.end) for m in mentions] + [(m.start, m.end) for m in amounts]
+    for mo in amounts:
         if mo.cue is not None or _KWH_AFTER_RE.match(norm[mo.end :]):
             continue
         left = [
@@ -363,6 +370,7 @@ def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
             continue
         used_mentions.add(id(pick))
         s, e = min(pick.start, mo.start), max(pick.end, mo.end)
+        others = [(a, b) for a, b in spans if b <= s or a >= e]
         out.append(
             QuotedPrice(
                 gpu_ids=tuple(pick.ids),
@@ -372,7 +380,7 @@ def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
                 currency=mo.currency,
                 usd=mo.usd,
                 span=(mo.start, mo.end),
-                condition=_condition_near(norm, s, e),
+                condition=_condition_near(norm, s, e, others),
                 hourly=mo.hourly,
             )
         )

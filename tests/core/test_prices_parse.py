@@ -59,6 +59,14 @@ TABLE: list[tuple[str, dict]] = [
         "矿卡3080 1500块划算吗",
         {"kinds": {DEAL}, "quotes": [("rtx-3080-10gb|rtx-3080-12gb", 1500, "CNY", "used")]},
     ),
+    ("is 650 a good price for a 3090?", {"kinds": {DEAL}, "quotes": [("rtx-3090", 650, "USD", None)]}),
+    ("worth paying 700 for a used 3090?", {"kinds": {DEAL}, "quotes": [("rtx-3090", 700, "USD", "used")]}),
+    (
+        "3090 used $700 vs 4090 new $1600, which is the better deal",
+        {"kinds": {DEAL}, "quotes": [("rtx-3090", 700, "USD", "used"), ("rtx-4090", 1600, "USD", "new")]},
+    ),
+    ("Is ¥5000 for a 3090 good?", {"kinds": {DEAL}, "quotes": [("rtx-3090", 5000, "CNY", None)]}),
+    ("二手的3090才3000块，能入吗", {"kinds": {DEAL}, "quotes": [("rtx-3090", 3000, "CNY", "used")]}),
     # quoted prices without a deal question (override the catalog)
     ("I can get a 3090 for $650", {"quotes": [("rtx-3090", 650, "USD", None)]}),
     ("4090 at 1,800 €", {"quotes": [("rtx-4090", 1800, "EUR", None)]}),
@@ -114,7 +122,10 @@ TABLE: list[tuple[str, dict]] = [
     ("只要二手的，3000元以内", {"cond": USED_ONLY, "max_cny": 3000}),
     ("不要二手，不租，预算5000元", {"cond": NEW_ONLY, "no_cloud": True, "max_cny": 5000}),
     ("二手也行，推荐一张卡", {"cond": USED_OK}),
+    ("at 4 hours a day, is renting a 4090 cheaper than buying", {"kinds": {RB}, "hours": 4}),
     # nothing price-related
+    ("is 8 a good batch size for a 3090", {}),
+    ("batch 8 on a 3090 is fine?", {}),
     ("can a 3090 run llama 3 8b", {}),
     ("how much vram does llama 2 70b need", {}),
 ]
