@@ -817,6 +817,7 @@ class SanityFlag:
 
 SANITY_REFERENCE = "rtx-3060-12gb"
 OLDER_ARCHITECTURES = frozenset({"pascal", "volta", "turing"})
+MEMORY_SLACK_GB = 1.0  # 11 GB against 12 GB is not "less memory" for this rule
 SAME_PRICE_BAND = (0.5, 1.4)  # "about the same price" as the RTX 3060 12 GB (a $120 2060 counts: issue 14)
 
 
@@ -832,7 +833,8 @@ def price_sanity(catalog: Catalog, gpu: str, *, condition: str | None = None) ->
        street price of a newer sibling (same vendor and segment, released later):
        the estimate may be out of date against the market the sibling shows.
     2. It is of an older generation (Pascal, Volta, Turing) and costs about what an
-       RTX 3060 12 GB costs (0.5-1.4x) while having less memory or less speed:
+       RTX 3060 12 GB costs (0.5-1.4x) while having clearly less memory (more than
+       1 GB less) or less speed:
        a 2026 buyer would pick the 3060 (or must be told why not).
     """
     g = catalog.gpus[gpu]
@@ -863,7 +865,8 @@ def price_sanity(catalog: Catalog, gpu: str, *, condition: str | None = None) ->
             lo, hi = SAME_PRICE_BAND
             speeds = relative_speeds(catalog)
             rel = speeds.get(gpu, 0.0) / (speeds.get(SANITY_REFERENCE) or 1.0)
-            if lo * rq.usd <= q.usd <= hi * rq.usd and (g.vram_gb < ref.vram_gb or rel < 1.0):
+            smaller = g.vram_gb < ref.vram_gb - MEMORY_SLACK_GB
+            if lo * rq.usd <= q.usd <= hi * rq.usd and (smaller or rel < 1.0):
                 out.append(
                     SanityFlag(
                         gpu,
@@ -874,6 +877,7 @@ def price_sanity(catalog: Catalog, gpu: str, *, condition: str | None = None) ->
                             "vram_gb": g.vram_gb,
                             "reference_vram_gb": ref.vram_gb,
                             "relative_speed": rel,
+                            "bf16": g.bf16,
                         },
                     )
                 )

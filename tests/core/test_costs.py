@@ -297,6 +297,12 @@ def test_older_generation_at_the_3060_price_is_flagged():
     }
     assert {"rtx-2060", "rtx-2070", "rtx-2080"} <= flagged
     assert not flagged & {"rtx-3060-12gb", "rtx-3060-ti", "rtx-4060-ti-16gb", "rtx-3090"}
+    # the 2080 Ti (11 GB, 1.9x the 3060's speed) is older but not worse at that price: not flagged
+    assert "rtx-2080-ti" not in flagged
+    (f,) = C.price_sanity(cat, "rtx-2070")
+    assert (
+        f.values["reference_usd"] == P.purchase_price(cat, "rtx-3060-12gb").usd and f.values["bf16"] is False
+    )
 
 
 def test_estimate_older_than_a_newer_siblings_street_price_is_flagged(cat):
@@ -332,7 +338,11 @@ def test_best_value_never_rests_on_a_flagged_price():
                 continue
             pick = best_value_of(sane)
             assert not C.price_sanity(cat, pick.gpu.id), (mid, budget, pick.gpu.id)
-            assert pick.gpu.architecture.lower() not in C.OLDER_ARCHITECTURES, (mid, budget, pick.gpu.id)
+            if pick.gpu.architecture.lower() in C.OLDER_ARCHITECTURES:
+                # an older card is only named best value when it beats the 3060 12 GB outright
+                speeds = C.relative_speeds(cat)
+                assert speeds[pick.gpu.id] > speeds["rtx-3060-12gb"], (mid, budget, pick.gpu.id)
+                assert pick.gpu.vram_gb >= 11, (mid, budget, pick.gpu.id)
             changed += best_value_of(pool) is not pick
     assert changed >= 1
     assert math.isfinite(changed)
@@ -385,3 +395,24 @@ def test_default_faster_options_are_cards_people_rent(cat):
     assert {x.gpu for x in r.rent if not x.same_card} <= set(C.DEFAULT_RENT_CANDIDATES)
     named = C.rent_or_buy(cat, "rtx-4090", rent_options=[("b200", None)], today=TODAY)
     assert [x.gpu for x in named.rent] == ["b200"]
+
+
+def test_every_card_gets_clean_typed_results():
+    cat = get_catalog()
+    for gid in cat.gpus:
+        r = C.rent_or_buy(cat, gid, today=TODAY)
+        j = json.loads(json.dumps(r.to_json(), allow_nan=False))
+        if r.own is not None:
+            assert r.own.usd == pytest.approx(r.own.price.usd + r.own.electricity_usd - r.own.resale_usd)
+            assert (
+                0
+                <= r.own.resale_usd
+                <= max(r.own.price.usd, P.used_price(cat, gid).usd if P.used_price(cat, gid) else 0)
+            )
+        assert all(x["hours"] > 0 and x["usd"] > 0 for x in j["rent"])
+        assert (r.verdict is C.CostVerdict.NO_PRICE) == (r.own is None or not r.rent)
+        for quote in (100, 1000, 10000):
+            d = C.deal_verdict(cat, gid, quote, today=TODAY)
+            json.dumps(d.to_json(), allow_nan=False)
+            assert (d.verdict is C.DealCode.UNKNOWN) == (d.reference is None)
+            assert bool(d.risks) == (d.condition is C.Condition.USED)
