@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check | db upgrade.
+"""``python -m bot``: ask | chat | run | check | db upgrade | prices.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -144,6 +144,9 @@ def _parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="the database of saved state (DATA_DIR / DATABASE_URL)")
     db.add_argument("action", choices=["upgrade"], help="upgrade: run the schema migrations")
     db.set_defaults(func=_cmd_db)
+    from bot.prices_cli import add_parser as _add_prices_parser
+
+    _add_prices_parser(sub)  # prices import FILE.csv | prices stale
     return p
 
 
