@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check.
+"""``python -m bot``: ask | chat | run | check | estimate.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -84,6 +84,12 @@ def _cmd_run(_: argparse.Namespace) -> int:
     return run(settings)
 
 
+def _cmd_estimate(_: argparse.Namespace) -> int:
+    from bot.estimate_cli import run
+
+    return run(_load_catalog(), sys.stdin.buffer, sys.stdout)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot", description="GPU advice for deep learning.")
     sub = p.add_subparsers(dest="cmd")
@@ -94,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("chat", help="interactive chat in the terminal").set_defaults(func=_cmd_chat)
     sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)").set_defaults(func=_cmd_run)
     sub.add_parser("check", help="validate knowledge/ and print a summary").set_defaults(func=_cmd_check)
+    sub.add_parser(
+        "estimate", help="memory estimates: JSON lines in on stdin, JSON lines out (see bot/estimate_cli.py)"
+    ).set_defaults(func=_cmd_estimate)
     return p
 
 
