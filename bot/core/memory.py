@@ -3,82 +3,64 @@
 Every figure the bot gives comes from these formulas, so a user can check it.
 Sizes are bytes; answers show decimal GB (1 GB = 1e9 bytes). A card's VRAM is
 what the vendor sells as "24 GB", which is 24 GiB of memory chips, so its
-capacity is ``vram_gb * 2**30`` bytes (25.8 GB): answers say "about 20.1 of
-25.8 GB used" so both figures are in one unit.
+capacity is ``vram_gb * 2**30`` bytes (25.8 GB). The total is the peak a
+PyTorch process reserves, CUDA context included (what nvidia-smi shows).
 
-Notation: P parameters, L transformer blocks, h hidden size, a attention
-heads, kv key/value heads (grouped-query attention), d head dimension, f FFN
-(intermediate) size, V vocabulary, s sequence length, b batch size per card,
-n cards.
+Notation: P parameters, L blocks, h hidden size, a heads, kv key/value heads,
+d head dim, f FFN size, V vocabulary, s sequence length, b batch per card.
 
-Weights (bytes per parameter)
-    fp32 4; fp16/bf16 2; fp8 and int8 1; int4 (GPTQ/AWQ, group size 128, fp16
-    scale + zero per group) 4.25 bits; QLoRA's NF4 with double quantization
-    4.127 bits (Dettmers et al. 2023, "QLoRA", section 3). Quantized formats
-    keep the token embedding (V*h) in 16 bits, as bitsandbytes, GPTQ and AWQ
-    do. A mixture-of-experts model holds all experts' weights (P = total).
+Weights: fp32 4 bytes, fp16/bf16 2, fp8/int8 1, int4 (GPTQ/AWQ) 4.25 bits,
+NF4 4.5 bits (QLoRA's double quant 4.127, Dettmers et al. 2023). Quantizers
+keep the embeddings and an untied LM head in 16 bits.
 
-Full training / full fine-tuning (Rajbhandari et al. 2020, "ZeRO", section 3.1)
-    mixed precision with Adam/AdamW: 16 bytes per parameter = fp16/bf16
-    weights 2 + gradients 2 + fp32 master weights 4 + Adam m 4 + v 4.
-    Optimizer column = master weights + states: AdamW 12, SGD with momentum 8,
-    8-bit Adam 6 (Dettmers et al. 2021, "8-bit Optimizers": states 2 bytes).
-    fp32 training: weights 4 + gradients 4 + AdamW 8 (SGD 4, 8-bit Adam 2).
+Full training (ZeRO, Rajbhandari et al. 2020): mixed precision with AdamW is
+16 bytes per parameter (16-bit weights 2 + gradients 2 + fp32 master 4 + Adam
+m, v 8); pure bf16 keeps AdamW states in bf16: 8. 8-bit Adam states 2, SGD
+momentum 4 (2 in bf16), Adafactor ~0 (factored, Shazeer & Stern 2018).
 
-LoRA (Hu et al. 2021) as people run it (PEFT): rank 16 on every linear layer
-    of the blocks (q, k, v, o and the MLP); base weights frozen in bf16; the
-    adapters trained in fp32 with AdamW (16 bytes per adapter parameter).
-    Adapter parameters per block: r*(h+a*d) for q and o each, r*(h+kv*d) for
-    k and v each, r*(h+f) per MLP matrix (3 matrices for gated MLPs).
-QLoRA (Dettmers et al. 2023): base in NF4 with double quantization, rank 64
-    on all linear layers, bf16 adapters (weights 2 + gradients 2 bytes),
-    paged AdamW with 32-bit states (8 bytes; paged: spills to CPU RAM under
-    pressure, counted here as if resident), gradient checkpointing on,
-    sequence length 512.
+LoRA (Hu et al. 2021; PEFT): frozen 16-bit base, fp32 adapters with AdamW;
+rank 16 on all linear layers unless q,v or attention only. QLoRA: NF4 base,
+bf16 adapters, paged AdamW, gradient checkpointing; bitsandbytes saves each
+4-bit layer's input and dequantizes the current weight (16-bit).
 
-Activations stored for the backward pass, per sample, per transformer block
-(Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-Transformer Models", eq. 1, 16-bit activations, no tensor parallelism):
-    s*h*34 + 5*a*s^2 bytes for a GPT block with f = 4h. Written out so other
-    FFN sizes work: 18*s*h (attention inputs, Q, K, V, projections, layer
-    norms, dropout masks) + 4*s*f (MLP; 6*s*f for gated MLPs, three f-wide
-    tensors) + 5*a*s^2 (attention scores, softmax, dropout: the quadratic
-    term). A fused attention kernel (FlashAttention, PyTorch SDPA) never
-    stores the s^2 scores: the default here, since PyTorch >= 2.0 uses one;
-    say "without flash attention" for the quadratic term.
-    MoE blocks route each token through k experts: the f term times k.
-    Output logits for language-model training: 6*s*V bytes (bf16 logits
-    plus an fp32 copy for the loss). fp32 training doubles activations.
-    Gradient checkpointing (Chen et al. 2016) keeps each block's input,
-    2*s*h bytes per block, plus one block's activations during recompute.
-Inference activations are transient: one block's working set,
-    s*(4h + 2f) * 2 bytes (+ 2*a*s^2 * 2 bytes without fused attention).
-KV cache (inference): 2 * L_dec * kv * d * s * bytes per sample (K and V,
-    every decoder block; 2 bytes in fp16/bf16, the usual cache precision also
-    for int8/int4 weights). Grouped-query attention shrinks it by a/kv.
-    DeepSeek's multi-head latent attention caches ``kv_cache_dim`` values per
-    token per layer instead (576; DeepSeek-V2 paper, section 2.1).
+Activations per block and sample (Korthikanti et al. 2022, 16-bit): c_h*s*h
++ c_f*s*f, fitted c_h 12-24 and c_f 8-12 by method; + 5*a*s^2 without fused
+attention. Checkpointing keeps 2*s*h per block + one block. The loss holds
+~16 bytes per token per vocabulary entry (fp32 upcast of the logits).
+
+Inference: one block's working set + KV cache 2*L*kv*d*s*2 bytes per sample;
+Whisper adds cross-attention keys/values over 1500 frames. Overhead: CUDA
+context 0.6 GB + cuBLAS workspace + allocator slack (1% states, 5% activations).
+
 CNNs and diffusion pipelines: no closed form; each model carries
-    ``activation_mb_per_sample`` (fp32 training for CNNs, fp16 inference for
-    diffusion denoisers) at its native resolution, calibrated against
-    measured max batch sizes (the 2020 guide's tables and Lambda's
-    TensorFlow benchmark batches; see ``activation_basis`` in models.yaml).
-    It scales with pixel count ((res/native)^2). Mixed precision halves it;
-    inference keeps about a tenth of it live; gradient checkpointing keeps
-    about a third.
-Framework overhead: CUDA context and library workspaces (0.6 GB), plus 8% of
-    activations and KV cache (many short-lived blocks fragment PyTorch's
-    caching allocator; measured overheads are 5-10%) and 2% of weights,
-    gradients and optimizer states (few large long-lived blocks). The CNN
-    activation figures were calibrated with these constants in place.
+``activation_mb_per_sample`` (fp32 training for CNNs, fp16 inference for
+diffusion denoisers) at its native resolution, calibrated against measured
+max batch sizes (the 2020 guide's tables and Lambda's TensorFlow benchmark
+batches; see ``activation_basis`` in models.yaml). It scales with pixel
+count ((res/native)^2). PyTorch AMP keeps a quarter of the fp32 figure (half
+the bytes, in-place ReLU); inference keeps about a tenth; gradient
+checkpointing about a third. Diffusion inference peaks at the larger of the
+denoiser's activations and the VAE decode (``vae_live_maps`` feature maps of
+128 channels at full resolution, in fp32 for fp16 Stable Diffusion pipelines,
+which upcast the VAE). T5's ``wo`` projection stays out of quantization.
 
 Multi-GPU (n identical cards; verdicts are per card):
     data parallel: every card holds everything; the batch is split n ways.
     sharded (FSDP / ZeRO-3): weights, gradients and optimizer states / n,
-        plus one gathered block at a time; batch split n ways.
+        plus two gathered blocks and the root unit (embeddings, LM head)
+        gathered for the whole step; batch split n ways. CPU offload moves
+        weights, gradients and optimizer states to CPU RAM.
     tensor / pipeline (inference): weights, KV cache and activations / n.
     Only sharded, tensor and pipeline split the model; data parallel never
     adds cards' VRAM together.
+
+Calibration: the free constants (allocator slack, activation coefficients,
+loss bytes, CNN AMP fraction, VAE maps, CUDA context) are fitted by
+``bench/calibrate_memory.py`` on 92 published peak-memory measurements
+(tests/core/fixtures/measured_memory.yaml) and read from
+``knowledge/benchmarks/memory-calibration.yaml``, with the error they leave per
+category. Every estimate carries a band (``low``/``high``) from that error;
+``tight`` means the card's capacity falls inside the band.
 
 Total memory is affine in batch size (fixed + b * per_sample), so the
 largest batch that fits is solved for directly, not searched.
