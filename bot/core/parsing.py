@@ -173,7 +173,10 @@ _OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
         _rx(r"\bpaged[\s-]?adam\w*[\s-]*8[\s-]?bit\b|\bpaged[\s-]?8[\s-]?bit[\s-]*adam\w*"),
         Optimizer.PAGED_ADAM8BIT,
     ),
-    (_rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badamw?[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"), Optimizer.ADAM8BIT),
+    (
+        _rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badamw?[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"),
+        Optimizer.ADAM8BIT,
+    ),
     (_rx(r"\badam\w*\b"), Optimizer.ADAMW),
     (_rx(r"\bsgd\b"), Optimizer.SGD),
     (_rx(r"\badafactor\b"), Optimizer.ADAFACTOR),
