@@ -589,6 +589,18 @@ def _embedding_params(m: Model) -> int:
     ``lm_head`` stay in 16 bits (transformers' bitsandbytes integration skips ``lm_head``).
     Whether the head is tied is read off the parameter count: blocks + V*h vs blocks + 2*V*h.
     """
+    hit = _EMB_CACHE.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    n = _embedding_params_uncached(m)
+    _EMB_CACHE[id(m)] = (m, n)
+    return n
+
+
+_EMB_CACHE: dict[int, tuple[Any, int]] = {}
+
+
+def _embedding_params_uncached(m: Model) -> int:
     if not (m.vocab and m.hidden):
         return 0
     emb = int(m.vocab * m.hidden)
@@ -802,9 +814,9 @@ def _terms(m: Model, w: Workload) -> _Terms:
         h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
         f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
         if trains:
-            key = "full" if w.method is Method.FULL else ("qlora" if w.method is Method.QLORA else "lora")
-            c_h = K[f"act_h_{key}"]
-            c_f = K[f"act_f_gated_{key}"] if m.kind in _GATED_KINDS else 4.0
+            kh, kf = _ACT_KEYS[w.method]
+            c_h = K[kh]
+            c_f = K[kf] if m.kind in _GATED_KINDS else 4.0
             block: float = s * h * c_h + s * f * c_f
             if w.method is not Method.FULL:
                 block += s * _lora_dropout_bytes(m, w.lora_targets)
@@ -871,6 +883,13 @@ def _terms(m: Model, w: Workload) -> _Terms:
         act /= n
         kv /= n
     return _Terms(weights, grads, opt, act_fixed, act, kv)
+
+
+_ACT_KEYS = {
+    Method.FULL: ("act_h_full", "act_f_gated_full"),
+    Method.LORA: ("act_h_lora", "act_f_gated_lora"),
+    Method.QLORA: ("act_h_qlora", "act_f_gated_qlora"),
+}
 
 
 def _vae_decode_bytes(m: Model, w: Workload) -> float:
