@@ -25,6 +25,7 @@ are then null). ``json.dumps(..., allow_nan=False)``: no NaN or Infinity.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -111,6 +112,9 @@ _LIMITS = {
     "resolution": (8, 65_536),
     "lora_rank": (1, 65_536),
 }
+
+
+log = logging.getLogger(__name__)
 
 
 class EstimateError(ValueError):
@@ -298,6 +302,12 @@ def estimate_line(catalog: Any, obj: Any) -> dict[str, Any]:
     except EstimateError as exc:
         out = dict.fromkeys(OUTPUT_FIELDS)
         out["error"] = str(exc)
+    except Exception:  # a bug must cost one line, not the rest of the stream
+        log.exception("estimate failed for %r", obj)
+        out = dict.fromkeys(OUTPUT_FIELDS)
+        out["error"] = (
+            "the estimate failed for this line (an internal error, logged); the other lines are unaffected."
+        )
     return out
 
 

@@ -3,8 +3,13 @@ plain-language settings that reach them."""
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import estimate_cli
 from bot.core import memory
 from bot.core.knowledge import get_catalog
 from bot.core.memory import GB
@@ -172,3 +177,31 @@ def test_follow_up_keeps_pure_bf16():
     q1 = parse("full fine-tune llama 3 8b in pure bf16 on a 4090", CAT)
     q2 = parse("what about on an a100 80gb?", CAT, Context(last=q1))
     assert q2.pure_16bit is True and q2.models == q1.models
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=8,
+)
+estimate_objects = st.fixed_dictionaries(
+    {"model": st.sampled_from(sorted(CAT.models)) | st.text(max_size=12)},
+    optional={
+        k: json_values | st.sampled_from(["bf16", "nf4", "qlora", "fsdp", "eager", "qv", "training"])
+        for k in estimate_cli.INPUT_FIELDS
+        if k != "model"
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(estimate_objects, json_values))
+def test_estimate_line_answers_anything_with_json_and_no_nan(obj):
+    o = estimate_cli.estimate_line(CAT, obj)
+    assert set(o) == set(estimate_cli.OUTPUT_FIELDS)
+    json.dumps(o, allow_nan=False)
+    if o["error"] is None:
+        assert o["low_gb"] <= o["required_gb"] <= o["high_gb"]
+        assert sum(o["breakdown_gb"].values()) == pytest.approx(o["required_gb"], abs=0.015)
+    else:
+        assert o["required_gb"] is None and o["error"].strip()
