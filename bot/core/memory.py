@@ -780,6 +780,9 @@ def _terms(m: Model, w: Workload) -> _Terms:
                 act_fixed += 2.0 * m.params
         if quantized:
             # bitsandbytes dequantizes the current layer's weight to 16 bits for each matmul
+            # (bitsandbytes/autograd/_functions.py, MatMul4Bit: F.dequantize_4bit(B).to(A.dtype));
+            # the same one-matrix transient bounds the load-time peak, since transformers moves
+            # each 16-bit tensor to the card and quantizes it there, one layer at a time
             act_fixed += _largest_matrix(m) * 2.0
     if not trains and quantized:
         act_fixed += _largest_matrix(m) * 2.0
