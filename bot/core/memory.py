@@ -1068,6 +1068,15 @@ class Estimate:
         }
         if w.lora_rank:
             out["lora_rank"] = w.lora_rank
+        # issue 13's settings, only when they are not the defaults (older readers see no change)
+        if w.pure_16bit:
+            out["pure_16bit"] = True
+        if w.lora_rank and w.lora_targets != "all-linear":
+            out["lora_targets"] = w.lora_targets
+        if w.nf4 and w.method is not Method.QLORA:
+            out["nf4"] = True
+        if w.cpu_offload:
+            out["cpu_offload"] = True
         return out
 
 
