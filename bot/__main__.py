@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check | db upgrade | prices.
+"""``python -m bot``: ask | chat | run | check | estimate | db upgrade | prices.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -123,6 +123,12 @@ def _cmd_db(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_estimate(_: argparse.Namespace) -> int:
+    from bot.estimate_cli import run
+
+    return run(_load_catalog(), sys.stdin.buffer, sys.stdout)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot", description="GPU advice for deep learning.")
     sub = p.add_subparsers(dest="cmd")
@@ -147,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     from bot.prices_cli import add_parser as _add_prices_parser
 
     _add_prices_parser(sub)  # prices import FILE.csv | prices stale
+    sub.add_parser(
+        "estimate", help="memory estimates: JSON lines in on stdin, JSON lines out (see bot/estimate_cli.py)"
+    ).set_defaults(func=_cmd_estimate)
     return p
 
 

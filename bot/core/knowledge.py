@@ -850,6 +850,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     seen: dict[str, str] = {}
     if bench_dir.is_dir():
         for path in sorted(bench_dir.glob("*.yaml")):
+            if path.name == "memory-calibration.yaml":  # constants of bot/core/memory.py, read there
+                continue
             bdisp = _display(directory, path)
             sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
 

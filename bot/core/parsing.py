@@ -162,7 +162,7 @@ _PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
     ),
     (
         _rx(
-            r"\bint8\b|\bint-8\b|\b8[\s-]?bits?\b(?![\s-]*adam)|\bq8(?:_\w+)?\b|\bllm\.int8\b|8位|8比特|八位"
+            r"\bint8\b|\bint-8\b|(?<!adam )(?<!adamw )(?<!adam-)(?<!adamw-)\b8[\s-]?bits?\b(?![\s-]*adam)|\bq8(?:_\w+)?\b|\bllm\.int8\b|8位|8比特|八位"
         ),
         Precision.INT8,
     ),
@@ -182,9 +182,29 @@ _PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
     ),
 )
 _OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
-    (_rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badam[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"), Optimizer.ADAM8BIT),
+    (
+        _rx(r"\bpaged[\s-]?adam\w*[\s-]*8[\s-]?bit\b|\bpaged[\s-]?8[\s-]?bit[\s-]*adam\w*"),
+        Optimizer.PAGED_ADAM8BIT,
+    ),
+    (
+        _rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badamw?[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"),
+        Optimizer.ADAM8BIT,
+    ),
     (_rx(r"\badam\w*\b"), Optimizer.ADAMW),
     (_rx(r"\bsgd\b"), Optimizer.SGD),
+    (_rx(r"\badafactor\b"), Optimizer.ADAFACTOR),
+)
+# "pure bf16": 16-bit weights and optimizer states, no fp32 master copy (Lightning's "bf16-true")
+_PURE_RE = _rx(r"\bpure[\s-]?(?:bf16|fp16|bfloat16|float16|16[\s-]?bits?|half)\b|\b(?:bf16|fp16)[\s-]true\b")
+_LORA_TARGET_RES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(r"\ball[\s-](?:the\s+)?linear(?:\s+(?:layers?|modules?))?\b|\bevery linear layer\b"), "all-linear"),
+    (_rx(r"\bq[\s_-]?(?:proj)?\s*(?:and|,|&|/)\s*v(?:[\s_-]?proj)?\b|\bqv\b"), "qv"),
+    (
+        _rx(
+            r"\bon\s+(?:the\s+)?attention(?:\s+(?:layers?|projections?|matrices|modules?))?\b|\battention[\s-]only\b"
+        ),
+        "attention",
+    ),
 )
 _PARALLEL_RES: tuple[tuple[re.Pattern[str], Parallelism], ...] = (
     (_rx(r"\bfsdp\b|\bzero[\s-]?3\b|\bdeepspeed\b|\bshard(?:ed|ing)\b"), Parallelism.SHARDED),
@@ -582,6 +602,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         False if _NO_FLASH_RE.search(masked) else (True if _FLASH_RE.search(masked) else None)
     )
     offload: bool | None = True if _OFFLOAD_RE.search(masked) else None
+    pure_16bit: bool | None = True if _PURE_RE.search(masked) else None
+    lora_targets: str | None = _first(_LORA_TARGET_RES, masked)
 
     budgets = _budgets(masked, cur, cjk)
 
@@ -799,6 +821,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         suggestions=tuple(suggestions),
         choices=tuple(choices[:25]),
         needs_clarification=clarify,
+        pure_16bit=pure_16bit,
+        lora_targets=lora_targets,
     )
 
     # ---- follow-ups
@@ -926,5 +950,7 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
         offload=new.offload if new.offload is not None else last.offload,
         list_kind=new.list_kind or last.list_kind,
+        pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
+        lora_targets=new.lora_targets or last.lora_targets,
         notes=new.notes + (note(NoteCode.FOLLOW_UP),),
     )

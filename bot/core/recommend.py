@@ -56,6 +56,9 @@ def workload_for(model: Model, q: Query) -> Workload:
         fused_attention=q.fused_attention,
         resolution=q.resolution,
         offload_text_encoders=q.offload,
+        pure_16bit=q.pure_16bit,
+        lora_targets=q.lora_targets,
+        cpu_offload=q.offload,
     )
 
 

@@ -120,12 +120,19 @@ class Precision(StrEnum):
     FP8 = "fp8"
     INT8 = "int8"
     INT4 = "int4"
+    # The estimate CLI's "mixed-fp16", "mixed-bf16" and "nf4" are not members: Discord's precision
+    # choices are this enum, and speed tables key on it. They map to a member plus Workload flags
+    # (bot.estimate_cli.PRECISIONS).
 
 
 class Optimizer(StrEnum):
     ADAMW = "adamw"
     SGD = "sgd"
     ADAM8BIT = "adam8bit"
+    PAGED_ADAM8BIT = (
+        "paged-adamw-8bit"  # bitsandbytes PagedAdamW8bit: 8-bit states, paged to CPU under pressure
+    )
+    ADAFACTOR = "adafactor"  # factored second moment, no first moment (Shazeer & Stern 2018)
 
 
 class Parallelism(StrEnum):
@@ -180,6 +187,9 @@ class Query:
     # True when the parser could not decide something that changes the
     # answer (e.g. "4060 Ti": 8 or 16 GB) and asks back instead.
     needs_clarification: bool = False
+    # training knobs of the memory model (issue 13); None = the engine's default
+    pure_16bit: bool | None = None  # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy
+    lora_targets: str | None = None  # "qv" | "attention" | "all-linear"
 
 
 @dataclass(frozen=True)

@@ -222,9 +222,6 @@ def test_same_question_in_both_languages_gets_the_same_numbers(pair: dict[str, s
     assert en["verdict"] != zh["verdict"] and en["text"] != zh["text"]
     assert _data(en) == _data(zh)
     assert [n["code"] for n in en["notes"]] == [n["code"] for n in zh["notes"]]
-    assert len(en["fit"]) + len(en["recommendations"]) + len(en["comparison"]) + len(en["choices"]) > 0 or en[
-        "intent"
-    ] in ("info", "list")
 
 
 def test_traditional_question_gets_a_traditional_reply() -> None:

@@ -9,7 +9,7 @@ from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
 from bot.core.results import Assumption, AssumptionName, ChangeKind, FixOption
-from bot.core.types import Lang, Method, Note, NoteCode, Precision, Task
+from bot.core.types import Lang, Method, Note, NoteCode, Optimizer, Precision, Task
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Model
@@ -104,7 +104,9 @@ def budget_phrase(env: Env, budget_usd: float | None) -> str:
 def _precision_phrase(env: Env, w: Workload) -> str:
     p = w.precision
     if w.trains and p in (Precision.FP16, Precision.BF16):
-        return t(env.lang, "prec.mixed", p=str(p))
+        return t(env.lang, "prec.pure" if w.pure_16bit else "prec.mixed", p=str(p))
+    if p is Precision.INT4 and w.nf4:
+        return t(env.lang, "prec.int4_nf4")
     return enum_word(env, "prec", p)
 
 
@@ -115,14 +117,17 @@ def describe(env: Env, w: Workload) -> str:
     if w.task is Task.INFERENCE:
         parts.append(t(L, "wl.inference"))
     elif w.method is Method.QLORA:
-        parts.append(t(L, "wl.qlora"))
+        parts.append(t(L, "wl.qlora", rank=w.lora_rank))
     elif w.method is Method.LORA:
-        parts.append(t(L, "wl.lora", rank=w.lora_rank))
+        base = t(L, "wl.base_amp", p=str(w.precision)) if w.amp else str(w.precision)
+        parts.append(t(L, "wl.lora", rank=w.lora_rank, base=base))
     else:
         parts.append(t(L, "wl.full_finetune" if w.task is Task.FINETUNE else "wl.training"))
     if w.method is not Method.QLORA:
         parts.append(_precision_phrase(env, w))
-    if w.trains and w.method is Method.FULL:
+    if w.trains and w.method is not Method.FULL and w.lora_targets != "all-linear":
+        parts.append(t(L, "wl.lora_on", targets=enum_word(env, "target", w.lora_targets)))
+    if w.trains and (w.method is Method.FULL or w.optimizer is not Optimizer.ADAMW):
         parts.append(enum_word(env, "opt", w.optimizer))
     if w.seq_len:
         parts.append(t(L, "wl.seq", seq=w.seq_len))
@@ -130,6 +135,8 @@ def describe(env: Env, w: Workload) -> str:
         parts.append(t(L, "wl.px", px=w.resolution))
     if w.offload_text_encoders:
         parts.append(t(L, "wl.offload"))
+    if w.cpu_offload:
+        parts.append(t(L, "wl.cpu_offload"))
     if w.trains and w.grad_checkpointing:
         parts.append(t(L, "wl.ckpt"))
     if w.num_gpus > 1:
