@@ -216,6 +216,10 @@ class FitEntry:
     measured_note: str | None = None
     capacity_gb: float | None = None  # the card in 1e9-byte GB (a "24 GB" card is 25.8), like required_gb
     fixes: tuple[dict[str, Any], ...] = ()  # changes that would make it fit (results.FixOption.to_json)
+    low_gb: float | None = None  # the band around required_gb, from the calibration error of its category
+    high_gb: float | None = None
+    tight: bool = False  # the card's capacity falls inside the band
+    band_category: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -232,6 +236,10 @@ class FitEntry:
             "headroom_gb": self.headroom_gb,
             "capacity_gb": self.capacity_gb,
             "fixes": [dict(f) for f in self.fixes],
+            "low_gb": self.low_gb,
+            "high_gb": self.high_gb,
+            "tight": self.tight,
+            "band_category": self.band_category,
         }
 
 

@@ -324,3 +324,19 @@ def test_no_missing_message_across_the_corpus(caplog: pytest.LogCaptureFixture) 
         json.dumps(answer(q, catalog=CAT).to_json(), allow_nan=False)
         json.dumps(answer(q, catalog=CAT, lang=Lang.ZH_HANT).to_json(), allow_nan=False)
     assert not [r for r in caplog.records if "missing" in r.getMessage()]
+
+
+def test_memory_numbers_carry_their_band_and_tight_is_said() -> None:
+    a = answer("can a 4060 ti 16gb run llama 3 8b", catalog=CAT)
+    e = a.fit[0]
+    assert e.low_gb is not None and e.high_gb is not None
+    assert e.low_gb <= e.required_gb <= e.high_gb
+    assert e.low_gb <= (e.capacity_gb or 0) <= e.high_gb and e.tight  # 17.2 GB inside 16-21
+    assert a.verdict.startswith("Tight") and f"({e.low_gb:.0f}-{e.high_gb:.0f})" in a.verdict
+    zh = answer("4060 ti 16gb能跑llama 3 8b吗", catalog=CAT)
+    assert zh.verdict.startswith("很紧") and zh.fit[0].tight
+    roomy = answer("can a 4090 run llama 3 8b", catalog=CAT)
+    assert roomy.fit[0].fits and not roomy.fit[0].tight and roomy.verdict.startswith("Yes")
+    # the low end of a band never undercuts the weights, whose size is arithmetic
+    big = answer("how much vram does llama 2 70b need in fp16", catalog=CAT).fit[0]
+    assert big.low_gb is not None and big.low_gb >= big.breakdown_gb["weights"]

@@ -42,6 +42,11 @@ def fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any],
         measured_note=e.measured_note,
         capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
         fixes=fixes,
+        # the band's low end never below the weights: their size is arithmetic, not a model
+        low_gb=round(max(e.low, e.weights) / GB, 2) if e.high else None,
+        high_gb=round(e.high / GB, 2) if e.high else None,
+        tight=bool(e.tight) if g is not None else False,
+        band_category=e.category,
     )
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "join",
     "join_or",
     "gb",
+    "gb_band",
     "price_label",
     "budget_phrase",
     "describe",
@@ -58,6 +59,20 @@ def join_or(env: Env, items: list[str]) -> str:
 
 def gb(env: Env, value_gb: float) -> str:
     return fmt.gb(value_gb, env.lang)
+
+
+def gb_band(env: Env, value_gb: float, low: float | None, high: float | None) -> str:
+    """'21 GB (19-24)': a modelled figure with the band its calibration error gives."""
+    if not low or not high or high <= low:
+        return gb(env, value_gb)
+    digits = 0 if high >= 10 else 1
+    return t(
+        env.lang,
+        "band",
+        gb=gb(env, value_gb),
+        low=fmt.num(low, env.lang, digits),
+        high=fmt.num(high, env.lang, digits),
+    )
 
 
 def enum_word(env: Env, group: str, value: Any) -> str:

