@@ -28,6 +28,9 @@ from bot.core.results import (
     GeneralResult,
     RecommendResult,
     Result,
+    ServeResult,
+    SpeedResult,
+    TimeResult,
 )
 from bot.core.types import (
     Answer,
@@ -156,6 +159,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    time_json, serving_json = None, None
+    if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
+        fit_entries, recs, time_json, serving_json = _speed_parts(result)
+        basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
+    else:
+        fit_entries, recs = _with_speed(cat, q, result, fit_entries, recs)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
     parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
     details = [*parser_notes, *ph.details]
@@ -182,7 +191,93 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         notes=tuple(notes),
         result=result,
         text=text,
+        time=time_json,
+        serving=serving_json,
     )
+
+
+def _with_speed(
+    cat: Catalog, q: Query, result: Result, fit_entries: tuple, recs: tuple
+) -> tuple[tuple, tuple]:
+    """Fit entries and recommendations gain their absolute ``speed`` (issue 12)."""
+    from bot.core.engine.speed_answers import speed_json
+
+    if isinstance(result, FitResult):
+        fit_entries = tuple(
+            replace(
+                it.entry,
+                speed=speed_json(
+                    cat, it.model, it.gpu, it.workload.num_gpus, it.workload.task, it.workload.precision
+                ),
+            )
+            for it in result.items
+        )
+    elif isinstance(result, RecommendResult):
+        w = result.workload
+        recs = tuple(
+            replace(r, speed=speed_json(cat, result.model, p.gpu, p.count, w.task, w.precision))
+            for r, p in zip(recs, result.picks, strict=False)
+        )
+    return fit_entries, recs
+
+
+def _any_measured(result: SpeedResult | TimeResult | ServeResult) -> bool:
+    return any(r.speed_json()["basis"] == "measured" for r in result.rows)
+
+
+def _speed_parts(
+    result: SpeedResult | TimeResult | ServeResult,
+) -> tuple[tuple, tuple, dict | None, dict | None]:
+    """Speed answers as JSON: a fit entry per card named, or recommendations when the cards were picked."""
+    rows = result.rows
+    recs = (
+        tuple(
+            Recommendation(
+                gpu=x.gpu.id,
+                name=_card(x.gpu),
+                price_usd=(x.price_usd or 0) * x.count if x.price_usd else None,
+                price_date=x.gpu.price_date,
+                price_kind=x.gpu.price_kind,
+                vram_gb=x.gpu.vram_gb,
+                fits=x.fits,
+                max_batch_size=None,
+                relative_speed=None,
+                speed_basis=x.speed_json()["basis"],
+                value=None,
+                reason="",
+                speed=x.speed_json(),
+            )
+            for x in rows
+        )
+        if result.recommend
+        else ()
+    )
+    time_json: dict | None = None
+    serving_json: dict | None = None
+    first = rows[0] if rows else result.closest
+    if isinstance(result, TimeResult) and first is not None and first.hours is not None:
+        time_json = {
+            "hours": round(first.hours.value, 2),
+            "low": round(first.hours.low, 2),
+            "high": round(first.hours.high, 2),
+            "assumed": {
+                **{k: v for k, v in result.assumed.items()},
+                "method": str(result.method),
+                "precision": str(result.precision),
+                "amount": result.amount,
+                "unit": result.unit,
+                "kwh_price": result.kwh_price,
+                "kwh_currency": result.kwh_currency,
+            },
+            "gpu": first.gpu.id,
+            "num_gpus": first.count,
+            "kwh": first.kwh,
+            "electricity_cost": first.electricity_cost,
+            "cloud_usd": first.cloud_usd,
+        }
+    if isinstance(result, ServeResult) and first is not None and first.serving is not None:
+        serving_json = {**first.serving.to_json(), "gpu": first.gpu.id, "num_gpus": first.count}
+    return (), recs, time_json, serving_json
 
 
 def _card(g: GPU) -> str:

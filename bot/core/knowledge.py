@@ -852,6 +852,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         for path in sorted(bench_dir.glob("*.yaml")):
             if path.name == "memory-calibration.yaml":  # constants of bot/core/memory.py, read there
                 continue
+            if path.name == "speed-calibration.yaml":  # read by bot/core/throughput.py
+                continue
             bdisp = _display(directory, path)
             sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
 

@@ -553,7 +553,9 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _parse(raw, catalog, context)
+        from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
+
+        return refine(_parse(raw, catalog, context))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)

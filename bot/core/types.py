@@ -99,6 +99,9 @@ class Intent(StrEnum):
     LIST = "list"
     HELP = "help"
     UNKNOWN = "unknown"
+    SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
+    TIME = "time"  # time to train on a stated dataset
+    SERVE = "serve"  # users a card serves at a context length
 
 
 class Task(StrEnum):
@@ -190,6 +193,20 @@ class Query:
     # training knobs of the memory model (issue 13); None = the engine's default
     pure_16bit: bool | None = None  # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy
     lora_targets: str | None = None  # "qv" | "attention" | "all-linear"
+    # speed, time to train and serving (issue 12; read by bot.core.understand_time)
+    samples: int | None = None  # training examples ("20k samples", "COCO")
+    sample_tokens: int | None = None  # tokens per example ("of 1,024 tokens")
+    dataset_tokens: float | None = None  # "1B tokens", "2 GB of text" / 4 bytes per token
+    dataset_name: str | None = None  # "coco", "imagenet"
+    epochs: float | None = None
+    target_tokens_per_s: float | None = None  # "at least 15 tokens/s"
+    target_seconds_per_image: float | None = None  # "an image in under 5 seconds"
+    target_hours: float | None = None  # "train in under a day" = 24
+    users: int | None = None  # concurrent users to serve
+    context_tokens: int | None = None  # per user context ("at 16k context")
+    kwh_price: float | None = None  # electricity price the user stated
+    kwh_currency: str | None = None  # its ISO code
+    steps: int | None = None  # diffusion steps
 
 
 @dataclass(frozen=True)
@@ -220,6 +237,7 @@ class FitEntry:
     high_gb: float | None = None
     tight: bool = False  # the card's capacity falls inside the band
     band_category: str = ""
+    speed: dict[str, Any] | None = None  # throughput.speed_json: absolute speed with its band (issue 12)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -240,6 +258,7 @@ class FitEntry:
             "high_gb": self.high_gb,
             "tight": self.tight,
             "band_category": self.band_category,
+            "speed": self.speed,
         }
 
 
@@ -261,11 +280,13 @@ class Recommendation:
     throughput_unit: str | None = None
     price_label: str = ""  # "$900 used est. (2026-05)": how every surface shows the price
     reasons: tuple[dict[str, Any], ...] = ()  # results.Reason.to_json: why, as codes
+    speed: dict[str, Any] | None = None  # absolute speed with its band (issue 12)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "gpu": self.gpu,
             "name": self.name,
+            "speed": self.speed,
             "reasons": [dict(r) for r in self.reasons],
             "price_usd": self.price_usd,
             "price_date": self.price_date,
@@ -352,6 +373,8 @@ class Answer:
     basis_codes: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
+    time: dict[str, Any] | None = None  # time to train: {hours, low, high, assumed} (issue 12)
+    serving: dict[str, Any] | None = None  # serving capacity (issue 12)
 
     @property
     def candidates(self) -> tuple[ComparisonRow, ...]:
@@ -388,4 +411,6 @@ class Answer:
             "notes": [n.to_json() for n in self.notes],
             "sources": list(self.sources),
             "text": self.text,
+            "time": self.time,
+            "serving": self.serving,
         }

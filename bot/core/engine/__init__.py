@@ -60,6 +60,16 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if not gpus:
             return q, fit_alone_result(cat, q, models)
         return q, fit_result(cat, q, models, gpus)
+    if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
+        if not models:
+            return q, UnknownResult("which_model")
+        from bot.core.engine import speed_answers as sa
+
+        if q.intent is Intent.TIME:
+            return q, sa.time_result(cat, q, models[0], gpus)
+        if q.intent is Intent.SERVE:
+            return q, sa.serve_result(cat, q, models[0], gpus)
+        return q, sa.speed_result(cat, q, models[0], gpus)
     if q.intent is Intent.RECOMMEND:
         if not models:
             return q, general_result(cat, q)
