@@ -133,19 +133,19 @@ _RX = {
 }
 
 _SERVE_RE = re.compile(
-    r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bserve\b|\bserving\b|\bconcurren"
+    r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bconcurrent\s+users"
     r"|多少(?:个)?(?:用户|人|并发)|并发|同时服务|部署.*用户",
     re.I,
 )
 _TIME_RE = re.compile(
     r"\bhow\s+long\b|\bhow\s+many\s+(?:hours|days)|\btime\s+to\s+(?:train|fine-?tune)|\btraining\s+time"
-    r"|\btrain\s+in\s+under|\bepochs?\b|多久|多长时间|几个小时|几天|多少小时|多少天|训练时间|耗时",
+    r"|\btrain\s+in\s+under|多久|多长时间|几个小时|几天|多少小时|多少天|训练时间|耗时",
     re.I,
 )
 _SPEED_RE = re.compile(
-    r"tokens?\s*(?:/|per)\s*(?:s\b|sec|second)|\btok/s|\bt/s\b|\btps\b|\bhow\s+fast\b|\bspeed\b|\bthroughput\b"
+    r"tokens?\s*(?:/|per)\s*(?:s\b|sec|second)|\btok/s|\bt/s\b|\btps\b|\bhow\s+fast\b"
     r"|\bseconds?\s+(?:per|an?|each)\s+image|\bs/image|\bimages?\s*(?:/|per)\s*(?:s\b|sec|second|minute)|\bit/s"
-    r"|每秒|速度|多快|吞吐|出图(?:要)?(?:几|多少)秒|一张图",
+    r"|每秒|速度(?:多少|怎么样|如何)|多快|出图(?:要)?(?:几|多少)秒|一张图",
     re.I,
 )
 
