@@ -30,7 +30,9 @@ def test_calibration_within_1_5x() -> None:
     assert {"decode", "cnn_training", "prefill", "diffusion"} <= cats
     assert len(pts) >= 200
     within = [p for p in pts if 1 / 1.5 <= p.ratio <= 1.5]
-    assert len(within) / len(pts) >= 0.9, [(p.model, p.gpu, round(p.ratio, 2)) for p in pts if p not in within]
+    assert len(within) / len(pts) >= 0.9, [
+        (p.model, p.gpu, round(p.ratio, 2)) for p in pts if p not in within
+    ]
     for c in ("decode", "cnn_training"):
         rs = [p.ratio for p in pts if p.category == c]
         assert sum(1 / 1.5 <= r <= 1.5 for r in rs) / len(rs) >= 0.8, c
@@ -82,7 +84,9 @@ def test_user_electricity_price_and_two_gb_of_text() -> None:
     assert q.intent is Intent.TIME and q.budget_usd is None
     assert q.dataset_tokens == pytest.approx(5e8)  # 2e9 bytes / 4 bytes per token
     _, r = compute(CAT, q)
-    assert isinstance(r, TimeResult) and r.kwh_price == 0.30 and r.kwh_currency == "EUR" and r.kwh_price_stated
+    assert (
+        isinstance(r, TimeResult) and r.kwh_price == 0.30 and r.kwh_currency == "EUR" and r.kwh_price_stated
+    )
 
 
 # --------------------------------------------------------------------------- parsing
@@ -98,7 +102,10 @@ def test_user_electricity_price_and_two_gb_of_text() -> None:
         ("30 users at 8k context", {"users": 30, "context": 8192, "kind": "serve"}),
         ("train in under a day", {"target_hours": 24.0, "kind": "time"}),
         ("an image in under 5 seconds", {"target_seconds_per_image": 5.0, "kind": "speed"}),
-        ("2万条样本，每条1024 token，2轮要多久", {"samples": 20000, "sample_tokens": 1024, "epochs": 2.0, "kind": "time"}),
+        (
+            "2万条样本，每条1024 token，2轮要多久",
+            {"samples": 20000, "sample_tokens": 1024, "epochs": 2.0, "kind": "time"},
+        ),
         ("至少每秒15个token", {"target_tokens_per_s": 15.0, "kind": "speed"}),
         ("能支持多少用户并发，16k上下文", {"context": 16384, "kind": "serve"}),
         ("电价0.6元", {"kwh_price": 0.6, "kwh_currency": "CNY"}),
@@ -139,7 +146,11 @@ def test_serve_answer_in_both_languages() -> None:
 
 def _ask_json(q: str) -> dict[str, object]:
     out = subprocess.run(
-        [sys.executable, "-m", "bot", "ask", "--json", q], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-m", "bot", "ask", "--json", q],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     return json.loads(out.stdout)
 
