@@ -410,6 +410,7 @@ class SpeedKind(StrEnum):
     DIFFUSION = "diffusion"  # seconds per image
     IMAGES = "images"  # CNN images/s
     TRAINING = "training"  # training tokens/s or images/s
+    SPEECH = "speech"  # real-time factor (Whisper)
 
 
 @dataclass(frozen=True)
@@ -434,6 +435,7 @@ class SpeedRow:
     cloud_date: str | None = None
     serving: Any = None  # throughput.Serving
     meets: bool | None = None  # meets the stated target (None: no target)
+    rtf: Any = None  # Figure real-time factor (speech; lower is faster)
 
     def speed_json(self) -> dict[str, Any]:
         lead = self.decode or self.images_per_s or self.training
@@ -467,6 +469,7 @@ class SpeedRow:
             "high": round(lead_high, 3) if lead_high is not None else None,
             "seconds_per_image": r(self.seconds_per_image),
             "engine": (self.decode.engine if self.decode is not None else None),
+            "real_time_factor": round(self.rtf.value, 4) if self.rtf is not None else None,
         }
 
 

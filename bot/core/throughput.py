@@ -64,6 +64,7 @@ __all__ = [
     "training_tokens_per_s",
     "diffusion_seconds",
     "cnn_images_per_s",
+    "speech_rtf",
     "serving",
     "Serving",
     "calibration_points",
@@ -89,9 +90,11 @@ AWQ_BITS = 4.25
 # rate is the FP32-accumulate one, which GeForce cards halve; llama.cpp accumulates in FP16
 # (and int8 MMQ for quantized weights), so the fitted share comes out near 1.
 PREFILL_MFU = {"fp16": 1.0, "quant": 0.88}
-# training utilization of the FP16 tensor rate (model FLOPs utilization). Estimate: typical
-# published single-card LoRA / full fine-tunes with PyTorch reach 30-45% of peak.
-TRAIN_MFU = 0.35
+# training utilization of the FP16 tensor rate (model FLOPs utilization): the median of the carried
+# LLM training throughputs (speed-calibration.yaml "training"), which disagree: 2024 FSDP + flash
+# attention runs reach ~1.6x this, 2023 PyTorch PEFT runs without flash attention ~0.5x. The band
+# ("training") spans that spread.
+TRAIN_MFU = 0.38
 QLORA_SLOWDOWN = 1.35  # estimate: NF4 dequantization on every forward and backward pass
 # batched serving (vLLM): the share of bandwidth a step of continuous batching reaches (estimate;
 # paged attention kernels read HBM better than llama.cpp's single stream)
@@ -103,6 +106,13 @@ SERVE_RESERVE_GB = (
 )
 PAGE_TOKENS = 16  # vLLM's KV block size in tokens
 
+# speech (Whisper): a 30 s window is encoded once (1,500 frames, 2 x encoder params FLOPs each) and
+# decoded token by token (bandwidth bound, ~105 tokens per window: ~3.5 tokens per second of speech).
+# SPEECH_OVERHEAD (beam search, timestamps, host work) is fitted to faster-whisper's published timings.
+SPEECH_TOKENS_PER_WINDOW = 105
+SPEECH_OVERHEAD = 3.7
+SPEECH_ENCODER_MFU = 0.4
+
 # diffusion: effective FLOPs per denoiser parameter per latent pixel per pass (conv + attention),
 # fitted to the carried s/image measurements (bench/calibrate_speed.py); utilization is folded in
 DIFFUSION_FLOPS_PER_PARAM_PIXEL = 0.19
@@ -112,10 +122,11 @@ DIFFUSION_DEFAULT_STEPS = {"sd-1.5": 50, "sdxl": 30, "flux": 28}
 # band factors (low, high) per category: value x low .. value x high
 BAND: dict[str, tuple[float, float]] = {
     "decode_measured": (0.9, 1.1),
+    "speech": (0.6, 1.6),
     "decode": (0.75, 1.3),
     "prefill": (0.6, 1.5),
     "batched": (0.6, 1.5),
-    "training": (0.6, 1.6),
+    "training": (0.45, 1.8),
     "diffusion": (0.6, 1.7),
     "cnn_measured": (0.95, 1.05),
     "cnn": (0.75, 1.3),
@@ -375,6 +386,23 @@ def _cnn_anchor(
     return None
 
 
+# --------------------------------------------------------------------------- speech
+
+
+def speech_rtf(model: Model, gpu: GPU, precision: Precision) -> Figure:
+    """Real-time factor (seconds of compute per second of audio; lower is faster) of a Whisper model."""
+    enc_l, dec_l = model.encoder_layers or 1, model.decoder_layers or 1
+    enc = float(model.params) * enc_l / (enc_l + dec_l)
+    dec = float(model.params) - enc
+    flops = _tensor_tflops(gpu, Precision.FP16 if precision is Precision.FP32 else precision) * 1e12
+    enc_s = 2.0 * enc * 1500 / (flops * SPEECH_ENCODER_MFU) if flops else 0.0
+    bw = gpu.memory_bandwidth_gbs * 1e9 * _speed.decode_efficiency(gpu, precision)
+    dec_s = SPEECH_TOKENS_PER_WINDOW * dec * bits_per_weight(precision) / 8.0 / bw if bw else 0.0
+    rtf = SPEECH_OVERHEAD * (enc_s + dec_s) / 30.0
+    lo, hi = BAND["speech"]
+    return Figure(rtf, rtf / hi, rtf / lo, "modelled", "rtf")
+
+
 # --------------------------------------------------------------------------- serving
 
 
@@ -551,6 +579,26 @@ def calibration_points(catalog: Catalog) -> list[CalPoint]:
                     str(row.get("precision")),
                     float(row["tokens_per_s"]),
                     pred,
+                    str(row.get("source")),
+                )
+            )
+    from bot.core import specs_fallback
+
+    for row in raw.get("speech", []) or []:
+        mid = row.get("model")
+        card = specs_fallback.find_card(str(row.get("card"))) if row.get("card") else None
+        if mid in catalog.models and card is not None:
+            pred = speech_rtf(catalog.models[mid], card, _prec(str(row.get("precision", "fp16")))).value
+            # compare speeds (audio seconds per second) so ratios read like the others
+            meas = float(row["audio_s"]) / float(row["seconds"])
+            out.append(
+                CalPoint(
+                    "speech",
+                    mid,
+                    card.id,
+                    str(row.get("precision")),
+                    meas,
+                    1.0 / pred,
                     str(row.get("source")),
                 )
             )

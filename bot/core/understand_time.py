@@ -78,7 +78,10 @@ class TimeAsk:
     kwh_price: float | None = None
     kwh_currency: str | None = None
     steps: int | None = None
+    weak_speed: bool = False  # "speed" / "速度" alone: a speed question only when a card is named too
 
+
+_WEAK_SPEED_RE = re.compile(r"\bspeed\b|\bthroughput\b|\breal[- ]time factor|\brtf\b|速度|吞吐|实时率", re.I)
 
 _RX = {
     "samples": re.compile(
@@ -244,6 +247,7 @@ def read(text: str) -> TimeAsk:
         kwh_price=kwh,
         kwh_currency=_currency(cur),
         steps=steps,
+        weak_speed=bool(_WEAK_SPEED_RE.search(t)),
     )
 
 
@@ -268,6 +272,8 @@ def refine(q: Query) -> Query:
     if q.intent in (Intent.HELP, Intent.LIST) or q.needs_clarification:
         return q
     ask = read(q.text)
+    if ask.kind is None and ask.weak_speed and q.models and q.gpus:
+        ask = replace(ask, kind="speed")
     if ask.kind is None:
         return q
     if not q.models and ask.kind != "time":

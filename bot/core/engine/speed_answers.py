@@ -39,7 +39,7 @@ __all__ = [
 # 16.5 cents/kWh); the user can state theirs ("0.30 €/kWh").
 DEFAULT_KWH_USD = 0.165
 KWH_DATE = "2024"
-COUNTS = (1, 2, 4, 8)  # card counts a target recommendation tries
+COUNTS = (1, 2, 4)  # card counts a target recommendation tries (one box)
 DEFAULT_SERVE_CONTEXT = 8192
 DEFAULT_SAMPLE_TOKENS = 512
 DEFAULT_EPOCHS = 1.0
@@ -51,6 +51,8 @@ def _kind(model: Model, task: Task | None) -> SpeedKind:
         return SpeedKind.DIFFUSION
     if model.kind == "cnn":
         return SpeedKind.IMAGES
+    if model.kind == "speech":
+        return SpeedKind.SPEECH
     if task in (Task.TRAINING, Task.FINETUNE):
         return SpeedKind.TRAINING
     return SpeedKind.LLM
@@ -115,6 +117,9 @@ def _speed_row(
         return SpeedRow(
             gpu, count, fits, _price(gpu), seconds_per_image=s.scaled(1.0 / count) if count > 1 else s
         )
+    if kind is SpeedKind.SPEECH:
+        rtf = throughput.speech_rtf(model, gpu, precision)
+        return SpeedRow(gpu, count, True, _price(gpu), rtf=rtf)
     if kind is SpeedKind.IMAGES:
         task = q.task or Task.TRAINING
         f = throughput.cnn_images_per_s(model, gpu, precision, cat, task=task)
@@ -133,6 +138,8 @@ def _lead(row: SpeedRow) -> float:
         return 1.0 / row.seconds_per_image.value if row.seconds_per_image.value else 0.0
     if row.images_per_s is not None:
         return float(row.images_per_s.value)
+    if row.rtf is not None:
+        return 1.0 / row.rtf.value if row.rtf.value else 0.0
     return 0.0
 
 
@@ -338,6 +345,13 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
 # --------------------------------------------------------------------------- serving
 
 
+_NO_VLLM_ARCH = ("pascal", "maxwell", "kepler")  # vLLM needs CUDA compute capability 7.0 (Volta) or newer
+
+
+def _serves(gpu: GPU) -> bool:
+    return not any(a in (gpu.architecture or "").lower() for a in _NO_VLLM_ARCH)
+
+
 def _serve_row(q: Query, model: Model, gpu: GPU, count: int, precision: Precision, ctx: int) -> SpeedRow:
     s = throughput.serving(model, gpu, precision, ctx, num_gpus=count, users=q.users)
     meets = None if q.users is None else s.concurrent_users >= q.users
@@ -358,7 +372,7 @@ def serve_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Serve
     within: list[SpeedRow] = []
     for g in cat.gpus.values():
         price = _price(g)
-        if price is None:
+        if price is None or not _serves(g):
             continue
         for n in COUNTS:
             if q.budget_usd is not None and price * n > q.budget_usd:

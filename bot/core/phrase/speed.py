@@ -56,6 +56,8 @@ def _lead_band(env: Env, row: SpeedRow) -> str:
         return _band(env, "speed.spi", row.seconds_per_image)
     if row.images_per_s is not None:
         return _band(env, "speed.ips", row.images_per_s)
+    if row.rtf is not None:
+        return _band(env, "speed.rtf", row.rtf)
     return ""
 
 
@@ -116,6 +118,19 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
                     steps=r.steps or 50,
                     basis=_basis(env, x.seconds_per_image),
                 )
+            elif x.rtf is not None:
+                f = x.rtf
+                s = t(
+                    L,
+                    "speed.speech",
+                    model=m.name,
+                    card=_card(env, x),
+                    rtf=fmt.num(f.value, L, 3),
+                    low=fmt.num(f.low, L, 3),
+                    high=fmt.num(f.high, L, 3),
+                    minutes=_n(env, 60 * f.value),
+                    basis=_basis(env, f),
+                )
             elif x.images_per_s is not None:
                 s = t(
                     L,
@@ -147,8 +162,12 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
     assumptions: list[str] = []
     basis: list[str] = []
     if r.kind is SpeedKind.DIFFUSION:
-        assumptions.append(t(L, "speed.image_assumed"))
+        key = "speed.image_assumed_distilled" if "flux" in m.id else "speed.image_assumed"
+        assumptions.append(t(L, key, p=str(r.precision)))
         basis.append(t(L, "speed.basis_image"))
+    elif r.kind is SpeedKind.SPEECH:
+        assumptions.append(t(L, "speed.speech_assumed", p=str(r.precision)))
+        basis.append(t(L, "speed.basis_speech"))
     elif r.kind is SpeedKind.LLM:
         assumptions.append(
             t(L, "speed.decode_assumed", fmt=_fmt_name(env, r.precision), ctx=fmt.num(r.context, L))
