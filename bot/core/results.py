@@ -436,6 +436,7 @@ class SpeedRow:
     serving: Any = None  # throughput.Serving
     meets: bool | None = None  # meets the stated target (None: no target)
     rtf: Any = None  # Figure real-time factor (speech; lower is faster)
+    offload: Any = None  # Figure tokens/s with the layers that do not fit in system RAM (llama.cpp)
 
     def speed_json(self) -> dict[str, Any]:
         lead = self.decode or self.images_per_s or self.training

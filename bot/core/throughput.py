@@ -60,6 +60,8 @@ __all__ = [
     "kv_bytes_per_token",
     "decode",
     "batched_decode",
+    "decode_offload",
+    "tensor_parallel_decode",
     "prefill",
     "training_tokens_per_s",
     "diffusion_seconds",
@@ -100,6 +102,9 @@ QLORA_SLOWDOWN = 1.35  # estimate: NF4 dequantization on every forward and backw
 # paged attention kernels read HBM better than llama.cpp's single stream)
 SERVE_BW_EFF = 0.75
 SERVE_COMPUTE_EFF = 0.5
+# system RAM bandwidth a partial CPU offload reads the remaining layers at: estimate for a desktop with
+# dual-channel DDR5-5600 (89.6 GB/s peak) at the ~70% that streaming reads reach
+DEFAULT_RAM_GBS = 60.0
 GPU_MEMORY_UTILIZATION = 0.9  # vLLM's default share of the card it takes
 SERVE_RESERVE_GB = (
     1.5  # activations, CUDA graphs and sampler buffers vLLM keeps beside the KV cache (estimate)
@@ -235,6 +240,35 @@ def decode(
     if num_gpus > 1:  # layer split: one stream visits the cards in turn, no speed-up (measured rows agree)
         value *= 0.95
     return Figure.banded(value, "decode", "modelled", unit, Engine.LLAMA_CPP)
+
+
+def decode_offload(
+    model: Model, gpu: GPU, precision: Precision, *, context: int = 0, ram_gbs: float = DEFAULT_RAM_GBS
+) -> Figure:
+    """One stream with the layers that do not fit on the card in system RAM (llama.cpp ``-ngl`` < all).
+
+    Every token reads the card's share of the weights at its bandwidth and the
+    rest at the RAM's: the slow part dominates quickly.
+    """
+    w = weight_bytes(model, precision)
+    kv = kv_bytes_per_token(model) * max(context, 0)
+    room = gpu.vram_gb * 1.073741824e9 * 0.9 - kv - 0.5e9
+    on_gpu = max(0.0, min(w, room))
+    on_cpu = w - on_gpu
+    t = (on_gpu + kv) / (_speed.decode_efficiency(gpu, precision) * gpu.memory_bandwidth_gbs * 1e9)
+    t += on_cpu / (ram_gbs * 1e9)
+    return Figure.banded(1.0 / t if t > 0 else 0.0, "batched", "modelled", "tokens/s", Engine.LLAMA_CPP)
+
+
+def tensor_parallel_decode(
+    model: Model, gpu: GPU, precision: Precision, n: int, *, context: int = 0
+) -> Figure:
+    """One stream over ``n`` cards in tensor parallel (vLLM): weights read n ways, an all-reduce per layer."""
+    one = decode(model, gpu, precision, context=context)
+    eff = _speed.MULTI_CARD_EFFICIENCY["tensor"]
+    k = 1 + (max(n, 1) - 1) * eff
+    f = Figure.banded(one.value * k, "batched", "modelled", "tokens/s", Engine.VLLM)
+    return f
 
 
 def batched_decode(
@@ -418,6 +452,7 @@ class Serving:
     per_user: Figure
     aggregate: Figure
     engine: str = Engine.VLLM
+    needed_gb: float | None = None  # card memory (all cards) for the users asked, at gpu_memory_utilization
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -429,6 +464,7 @@ class Serving:
             "kv_budget_gb": round(self.kv_budget_gb, 2),
             "kv_per_user_gb": round(self.kv_per_user_gb, 3),
             "weights_gb": round(self.weights_gb, 2),
+            "needed_gb": round(self.needed_gb, 1) if self.needed_gb is not None else None,
         }
 
 
@@ -457,7 +493,10 @@ def serving(
     if n == 0:
         agg = agg.scaled(0.0)
         each = each.scaled(0.0)
-    return Serving(fit, context, max(budget, 0.0), per_user, w, each, agg)
+    needed = None
+    if users is not None:
+        needed = (w + users * per_user + SERVE_RESERVE_GB * num_gpus) / GPU_MEMORY_UTILIZATION
+    return Serving(fit, context, max(budget, 0.0), per_user, w, each, agg, needed_gb=needed)
 
 
 # --------------------------------------------------------------------------- calibration data

@@ -23,7 +23,7 @@ from bot.core.results import (
     SpeedRow,
     TimeResult,
 )
-from bot.core.types import Method, Precision, Query, Task
+from bot.core.types import Method, Parallelism, Precision, Query, Task
 
 __all__ = [
     "speed_result",
@@ -125,9 +125,15 @@ def _speed_row(
         f = throughput.cnn_images_per_s(model, gpu, precision, cat, task=task)
         return SpeedRow(gpu, count, True, _price(gpu), images_per_s=f)
     fits = _fits(model, gpu, count, Task.INFERENCE, Method.FULL, precision, ctx)
-    d = throughput.decode(model, gpu, precision, context=ctx, catalog=cat, num_gpus=count)
+    if count > 1 and q.parallelism is Parallelism.TENSOR:
+        d = throughput.tensor_parallel_decode(model, gpu, precision, count, context=ctx, awq=True)
+    else:
+        d = throughput.decode(model, gpu, precision, context=ctx, catalog=cat, num_gpus=count)
     p = throughput.prefill(model, gpu, precision, catalog=cat, num_gpus=count)
-    return SpeedRow(gpu, count, fits, _price(gpu), decode=d, prefill=p)
+    off = None
+    if not fits and count == 1:
+        off = throughput.decode_offload(model, gpu, precision, context=ctx)
+    return SpeedRow(gpu, count, fits, _price(gpu), decode=d, prefill=p, offload=off)
 
 
 def _lead(row: SpeedRow) -> float:

@@ -159,6 +159,8 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
                 lines.append(t(L, "speed.prefill", v=t(L, "speed.tps", v=_n(env, x.prefill.value))))
             if not x.fits:
                 lines.append(t(L, "speed.no_fit", card=_card(env, x)))
+            if x.offload is not None:
+                lines.append(t(L, "speed.offload", ram=60, band=_band(env, "speed.tps", x.offload)))
     assumptions: list[str] = []
     basis: list[str] = []
     if r.kind is SpeedKind.DIFFUSION:
@@ -168,6 +170,16 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
     elif r.kind is SpeedKind.SPEECH:
         assumptions.append(t(L, "speed.speech_assumed", p=str(r.precision)))
         basis.append(t(L, "speed.basis_speech"))
+    elif (
+        r.kind is SpeedKind.LLM
+        and r.rows
+        and r.rows[0].decode is not None
+        and r.rows[0].decode.engine == "vllm"
+    ):
+        n = r.rows[0].count
+        fmt_ = t(L, "speed.format_awq") if r.precision is Precision.INT4 else str(r.precision)
+        assumptions.append(t(L, "speed.decode_assumed_tp", n=n, fmt=fmt_))
+        basis.append(t(L, "speed.basis_decode"))
     elif r.kind is SpeedKind.LLM:
         assumptions.append(
             t(L, "speed.decode_assumed", fmt=_fmt_name(env, r.precision), ctx=fmt.num(r.context, L))
@@ -331,7 +343,10 @@ def serve(env: Env, r: ServeResult) -> Phrased:
         budget = _budget(env, r.budget_usd)
         if r.rows:
             verdict = t(L, "serve.target_met", users=users, ctx=ctx, budget=budget)
-            lines = [
+            need = r.rows[0].serving.needed_gb
+            if need is not None and r.users is not None:
+                lines.append(t(L, "serve.needed", gb=fmt.gb(need, L), users=r.users, ctx=ctx))
+            lines += [
                 t(
                     L,
                     "serve.target_row",
@@ -394,6 +409,8 @@ def serve(env: Env, r: ServeResult) -> Phrased:
                             users=r.users,
                         )
                     )
+            if s_.needed_gb is not None and r.users is not None:
+                lines.append(t(L, "serve.needed", gb=fmt.gb(s_.needed_gb, L), users=r.users, ctx=ctx))
             lines.append(
                 t(
                     L,
