@@ -261,10 +261,10 @@ def decode_offload(
 
 
 def tensor_parallel_decode(
-    model: Model, gpu: GPU, precision: Precision, n: int, *, context: int = 0
+    model: Model, gpu: GPU, precision: Precision, n: int, *, context: int = 0, awq: bool = False
 ) -> Figure:
     """One stream over ``n`` cards in tensor parallel (vLLM): weights read n ways, an all-reduce per layer."""
-    one = decode(model, gpu, precision, context=context)
+    one = decode(model, gpu, precision, context=context, awq=awq)
     eff = _speed.MULTI_CARD_EFFICIENCY["tensor"]
     k = 1 + (max(n, 1) - 1) * eff
     f = Figure.banded(one.value * k, "batched", "modelled", "tokens/s", Engine.VLLM)
