@@ -23,9 +23,12 @@ The models (all pure functions of the catalog's card and model facts):
   weights on every pass (``QLORA_SLOWDOWN``). Utilization ``TRAIN_MFU`` is an
   estimate (no measured LLM training throughput is carried yet).
 - **diffusion** (seconds per image at the model's native resolution and a
-  stated step count, classifier-free guidance = two denoiser passes per step):
-  FLOPs per step scale with the denoiser's parameters and latent pixels,
-  fitted to the carried measurements.
+  stated step count): UNet models (SD 1.5, SDXL) at batch 1 are bound by
+  memory traffic (the carried timings follow bandwidth, not TFLOPS), so a step
+  takes a fitted constant over the card's bandwidth; diffusion transformers
+  (FLUX) are compute bound (2 x params FLOPs per latent token).
+- **speech** (Whisper real-time factor): the encoder is compute bound, the
+  decoder bandwidth bound, with an overhead fitted to faster-whisper's timings.
 - **CNN training / inference** (images/s): the measured Lambda figures where
   carried; elsewhere a measured card's figure scaled by ``speed``'s modelled
   ratio between the cards.
@@ -118,11 +121,16 @@ SPEECH_TOKENS_PER_WINDOW = 105
 SPEECH_OVERHEAD = 3.7
 SPEECH_ENCODER_MFU = 0.4
 
-# diffusion: effective FLOPs per denoiser parameter per latent pixel per pass (conv + attention),
-# fitted to the carried s/image measurements (bench/calibrate_speed.py); utilization is folded in
-DIFFUSION_FLOPS_PER_PARAM_PIXEL = 0.19
-DIFFUSION_MFU = 0.30
-DIFFUSION_DEFAULT_STEPS = {"sd-1.5": 50, "sdxl": 30, "flux": 28}
+# diffusion, UNet models (SD 1.5, SDXL) at batch 1: bound by memory traffic, not tensor math (the carried
+# timings scale with bandwidth, not TFLOPS: an H100 is barely faster than an A100). Time per step =
+# UNET_STEP_MS_TBS[model] / bandwidth in TB/s, with both guidance passes; fitted (median) to
+# speed-calibration.yaml "diffusion". Another UNet model scales SD 1.5's figure by denoiser
+# parameters and latent pixels (an estimate).
+UNET_STEP_MS_TBS = {"stable-diffusion-1.5": 59.0, "sdxl": 242.0}
+# diffusion transformers (FLUX): compute bound, 2 x params FLOPs per latent token (2x2 patches) per
+# pass, at DIT_MFU of the catalog's FP16 tensor rate (an estimate: no DiT timing is carried)
+DIT_MFU = 0.6
+
 
 # band factors (low, high) per category: value x low .. value x high
 BAND: dict[str, tuple[float, float]] = {
@@ -371,16 +379,28 @@ def diffusion_seconds(
     steps: int | None = None,
     resolution: int | None = None,
 ) -> Figure:
-    """Seconds per image: steps x 2 passes (guidance) x FLOPs per pass / effective compute."""
+    """Seconds per image at the model's native resolution (or ``resolution``) and ``steps``."""
     st = steps or default_steps(model)
-    passes = 1 if "flux" in model.id else 2  # FLUX dev is guidance-distilled: one pass a step
-    prec = Precision.FP16 if precision in (Precision.FP32,) else precision
-    flops = _tensor_tflops(gpu, prec if precision is not Precision.FP32 else Precision.FP32) * 1e12
-    flops *= DIFFUSION_MFU
-    if gpu.software == "rocm" and gpu.segment == "consumer":
-        flops *= _speed.ROCM_CONSUMER_EFFICIENCY
-    per_pass = DIFFUSION_FLOPS_PER_PARAM_PIXEL * _denoiser_params(model) * _latent_pixels(model, resolution)
-    seconds = st * passes * per_pass / flops if flops else math.inf
+    pixels = _latent_pixels(model, resolution)
+    native = _latent_pixels(model, None)
+    slow = _speed.ROCM_CONSUMER_EFFICIENCY if gpu.software == "rocm" and gpu.segment == "consumer" else 1.0
+    if "flux" in model.id or any(
+        c.role == "denoiser" and "transformer" in c.name.lower() for c in model.components
+    ):
+        passes = 1 if "flux" in model.id else 2  # FLUX dev is guidance-distilled: one pass a step
+        flops = _tensor_tflops(gpu, Precision.FP16 if precision is Precision.FP32 else precision) * 1e12
+        per_pass = 2.0 * _denoiser_params(model) * pixels / 4.0
+        step = passes * per_pass / (flops * DIT_MFU * slow) if flops else math.inf
+    else:
+        k = UNET_STEP_MS_TBS.get(model.id)
+        if k is None:
+            k = UNET_STEP_MS_TBS["stable-diffusion-1.5"] * _denoiser_params(model) / 859_520_964
+        k *= pixels / native  # more pixels, more activations to move
+        bw_tbs = gpu.memory_bandwidth_gbs / 1000.0
+        step = k / 1000.0 / (bw_tbs * slow) if bw_tbs else math.inf
+        if precision is Precision.FP32:
+            step *= 2.0  # twice the bytes per activation
+    seconds = st * step
     lo, hi = BAND["diffusion"]
     # a shorter time is the "high" end of speed: the band of seconds is inverted
     return Figure(seconds, seconds / hi, seconds / lo, "modelled", "s/image")
