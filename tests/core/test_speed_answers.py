@@ -65,7 +65,7 @@ def test_time_to_train_lora_7b_on_4090_hand_checked() -> None:
     # 10k samples x 1,024 tokens x 1 epoch = 10,240,000 tokens
     # LoRA: 6 x 7.6156e9 = 4.569e10 FLOPs per token; 4090: 165.2 TFLOPS x 0.38 (TRAIN_MFU) = 62.78e12 FLOP/s
     # -> 1,374 tokens/s -> 10.24e6 / 1,374 / 3,600 = 2.07 hours
-    # energy: 450 W x 0.85 x 2.07 h = 0.79 kWh; x $0.165 = $0.13
+    # energy: 450 W x 0.85 x 2.07 h = 0.79 kWh; x $0.18 (prices.yaml default, 2025-12) = $0.14
     q = parse("how long to lora fine-tune qwen2.5 7b on 10k samples of 1024 tokens on a 4090", CAT)
     assert q.intent is Intent.TIME and q.budget_usd is None
     _, r = compute(CAT, q)
@@ -75,7 +75,8 @@ def test_time_to_train_lora_7b_on_4090_hand_checked() -> None:
     assert row.training.value == pytest.approx(1373.8, rel=0.01)
     assert row.hours.value == pytest.approx(2.070, rel=0.01)
     assert row.kwh == pytest.approx(0.79, abs=0.01)
-    assert row.electricity_cost == pytest.approx(0.13, abs=0.01)
+    assert row.electricity_cost == pytest.approx(0.14, abs=0.01)
+    assert r.kwh_price == 0.18 and not r.kwh_price_stated
     assert row.hours.low < row.hours.value < row.hours.high
 
 

@@ -35,8 +35,9 @@ __all__ = [
     "COUNTS",
 ]
 
-# Estimate: US average residential electricity price, 2024 (EIA Electric Power Monthly, table 5.3:
-# 16.5 cents/kWh); the user can state theirs ("0.30 €/kWh").
+# Fallback when the price book has no electricity default (knowledge/prices.yaml "defaults" carries
+# a dated, sourced one): an estimate of the US average residential price, 2024 (~16.5 cents/kWh).
+# The user can state theirs ("0.30 €/kWh").
 DEFAULT_KWH_USD = 0.165
 KWH_DATE = "2024"
 COUNTS = (1, 2, 4)  # card counts a target recommendation tries (one box)
@@ -240,10 +241,14 @@ def _train_amount(q: Query, model: Model) -> tuple[float, str, dict[str, Any]]:
     return float(q.samples or 0) * per * epochs, "tokens", assumed
 
 
-def _kwh_price(cat: Catalog, q: Query) -> tuple[float, str, bool]:
+def _kwh_price(cat: Catalog, q: Query) -> tuple[float, str, bool, str]:
+    """(price, currency, stated by the user, date): the user's, else the price book's dated default."""
     if q.kwh_price is not None:
-        return float(q.kwh_price), q.kwh_currency or "USD", True
-    return DEFAULT_KWH_USD, "USD", False
+        return float(q.kwh_price), q.kwh_currency or "USD", True, ""
+    pb = prices.book(cat)
+    if pb.electricity_usd_per_kwh:
+        return float(pb.electricity_usd_per_kwh), "USD", False, pb.electricity_date or KWH_DATE
+    return DEFAULT_KWH_USD, "USD", False, KWH_DATE
 
 
 def _time_row(
@@ -256,7 +261,7 @@ def _time_row(
     precision: Precision,
     amount: float,
     unit: str,
-    kwh: tuple[float, str, bool],
+    kwh: tuple[float, str, bool, str],
 ) -> SpeedRow | None:
     task = (
         Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
@@ -276,7 +281,7 @@ def _time_row(
     hours = amount / rate.value / 3600.0
     h = throughput.Figure(hours, amount / rate.high / 3600.0, amount / rate.low / 3600.0, rate.basis, "hours")
     energy = gpu.tdp_w * AVG_POWER_SHARE * count * hours / 1000.0
-    price, cur, _ = kwh
+    price, cur = kwh[0], kwh[1]
     cloud = prices.cloud_price(cat, gpu.id)
     return SpeedRow(
         gpu,
@@ -314,7 +319,7 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
         kwh_price=kwh[0],
         kwh_currency=kwh[1],
         kwh_price_stated=kwh[2],
-        kwh_price_date=KWH_DATE,
+        kwh_price_date=kwh[3],
         target_hours=q.target_hours,
         budget_usd=q.budget_usd,
         assumptions=_assume(q, precision),

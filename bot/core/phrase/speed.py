@@ -270,7 +270,11 @@ def time(env: Env, r: TimeResult) -> Phrased:
                 note = (
                     t(L, "time.price_stated")
                     if r.kwh_price_stated
-                    else t(L, "time.price_default", date=r.kwh_price_date)
+                    else t(
+                        L,
+                        "time.price_default",
+                        date=fmt.month(r.kwh_price_date, L) if "-" in r.kwh_price_date else r.kwh_price_date,
+                    )
                 )
                 lines.append(
                     t(
