@@ -117,6 +117,17 @@ def main() -> int:
     print(line("fit answers (card named)", fmed, fp99))
     print(line("speed / serving / time answers (card named)", smed, sp99, fmed))
     print(f"speed answers cost {smed / fmed:.2f}x a fit answer (median; target <= 1.2x)")
+    target_qs = [
+        f"what do I need for {k} tokens per second on {m}, budget 2500 dollars"
+        for k in (10, 20, 40)
+        for m in mods
+    ]
+    target_qs += [f"gpu to serve {m} to {u} users at 8k context" for u in (10, 30) for m in mods]
+    target_qs += [f"lora fine-tune {m} on 100k samples of 1024 tokens in under a day" for m in mods]
+    for q in target_qs:
+        answer(q, catalog=cat)
+    tmed, tp99 = timed(lambda q: answer(q, catalog=cat), target_qs * 3)
+    print(line("target searches (no card named: weigh every card)", tmed, tp99, fmed))
 
     starts = []
     for _ in range(10):

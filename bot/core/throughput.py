@@ -71,6 +71,7 @@ __all__ = [
     "cnn_images_per_s",
     "speech_rtf",
     "serving",
+    "serving_capacity",
     "Serving",
     "calibration_points",
     "CalPoint",
@@ -486,6 +487,17 @@ class Serving:
             "weights_gb": round(self.weights_gb, 2),
             "needed_gb": round(self.needed_gb, 1) if self.needed_gb is not None else None,
         }
+
+
+def serving_capacity(
+    model: Model, gpu: GPU, precision: Precision, context: int, *, num_gpus: int = 1, awq: bool = False
+) -> int:
+    """Users whose KV cache fits beside the weights (the first half of :func:`serving`, for searches)."""
+    cap = gpu.vram_gb * 1.073741824 * num_gpus
+    w = weight_bytes(model, precision, active=False, awq=awq) / 1e9
+    budget = cap * GPU_MEMORY_UTILIZATION - w - SERVE_RESERVE_GB * num_gpus
+    per_user = kv_bytes_per_token(model) * math.ceil(max(context, 1) / PAGE_TOKENS) * PAGE_TOKENS / 1e9
+    return int(budget // per_user) if per_user > 0 and budget > 0 else 0
 
 
 def serving(

@@ -10,9 +10,10 @@ come from ``bot.core.throughput``; this module only picks cards and counts.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from bot.core import memory, prices, throughput
+from bot.core import memory, prices, speed, throughput
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.results import (
     Assumption,
@@ -23,7 +24,7 @@ from bot.core.results import (
     SpeedRow,
     TimeResult,
 )
-from bot.core.types import Method, Parallelism, Precision, Query, Task
+from bot.core.types import Intent, Method, Parallelism, Precision, Query, Task
 
 __all__ = [
     "speed_result",
@@ -67,23 +68,31 @@ def _inference_precision(q: Query, model: Model) -> Precision:
     return Precision.FP16
 
 
+_NEED: dict[tuple[Any, ...], float | None] = {}  # per-card bytes of a workload: independent of the card
+
+
 def _fits(
     model: Model, gpu: GPU, count: int, task: Task, method: Method, precision: Precision, seq: int | None
 ) -> bool:
-    try:
-        w = memory.resolve_workload(
-            model,
-            task=task,
-            method=method,
-            precision=precision,
-            batch_size=count,
-            seq_len=seq,
-            num_gpus=count,
-        )
-        terms = memory.profile(model, w)
-        return memory.total_bytes(terms, 1) <= memory.usable_bytes(gpu)
-    except Exception:  # a model the memory model cannot size: say it fits, the speed still stands
-        return True
+    key = (model.id, model.params, count, task, method, precision, seq)
+    if key not in _NEED:
+        if len(_NEED) > 4096:
+            _NEED.clear()
+        try:
+            w = memory.resolve_workload(
+                model,
+                task=task,
+                method=method,
+                precision=precision,
+                batch_size=count,
+                seq_len=seq,
+                num_gpus=count,
+            )
+            _NEED[key] = memory.total_bytes(memory.profile(model, w), 1)
+        except Exception:  # a model the memory model cannot size: say it fits, the speed still stands
+            _NEED[key] = None
+    need = _NEED[key]
+    return need is None or need <= memory.usable_bytes(gpu)
 
 
 def _price(gpu: GPU) -> float | None:
@@ -111,6 +120,7 @@ def _speed_row(
     kind: SpeedKind,
     precision: Precision,
     ctx: int,
+    light: bool = False,
 ) -> SpeedRow:
     if kind is SpeedKind.DIFFUSION:
         fits = _fits(model, gpu, 1, Task.INFERENCE, Method.FULL, precision, None)
@@ -130,11 +140,38 @@ def _speed_row(
         d = throughput.tensor_parallel_decode(model, gpu, precision, count, context=ctx, awq=True)
     else:
         d = throughput.decode(model, gpu, precision, context=ctx, catalog=cat, num_gpus=count)
+    if light:  # a candidate of a target search: the lead figure only
+        return SpeedRow(gpu, count, fits, _price(gpu), decode=d)
     p = throughput.prefill(model, gpu, precision, catalog=cat, num_gpus=count)
     off = None
     if not fits and count == 1:
         off = throughput.decode_offload(model, gpu, precision, context=ctx)
     return SpeedRow(gpu, count, fits, _price(gpu), decode=d, prefill=p, offload=off)
+
+
+@functools.lru_cache(maxsize=256)
+def _speed_candidates(
+    cat: Catalog,
+    model_id: str,
+    kind: SpeedKind,
+    precision: Precision,
+    ctx: int,
+    steps: int | None,
+    resolution: int | None,
+) -> tuple[tuple[GPU, int, SpeedRow], ...]:
+    """Every priced card (and count) that holds the model, with its lead figure: a pure function of
+    the catalog, computed once per question shape (a target search then filters it)."""
+    model = cat.models[model_id]
+    q = Query(intent=Intent.SPEED, steps=steps, resolution=resolution)
+    out: list[tuple[GPU, int, SpeedRow]] = []
+    for g in cat.gpus.values():
+        if _price(g) is None:
+            continue
+        for n in (1,) if kind is not SpeedKind.LLM else (1, 2, 4):
+            r = _speed_row(cat, q, model, g, n, kind, precision, ctx, light=True)
+            if r.fits:
+                out.append((g, n, r))
+    return tuple(out)
 
 
 def _lead(row: SpeedRow) -> float:
@@ -182,23 +219,25 @@ def speed_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Speed
 
     met: list[SpeedRow] = []
     within: list[SpeedRow] = []
-    for g in cat.gpus.values():
-        price = _price(g)
-        if price is None:
+    candidates = _speed_candidates(cat, model.id, kind, precision, ctx, q.steps, q.resolution)
+    for g, n, r in candidates:
+        if q.budget_usd is not None and (r.price_usd or 0) * n > q.budget_usd:
             continue
-        for n in (1,) if kind is not SpeedKind.LLM else (1, 2, 4):
-            if q.budget_usd is not None and price * n > q.budget_usd:
-                break
-            r = _speed_row(cat, q, model, g, n, kind, precision, ctx)
-            if not r.fits:
-                continue
-            r = _with(r, meets=meets(r))
-            within.append(r)
-            if r.meets:
-                met.append(r)
-                break
+        if met and met[-1].gpu.id == g.id:
+            continue  # this card already met the target with fewer copies
+        within.append(r)
+        if meets(r):
+            met.append(r)
     met.sort(key=lambda r: ((r.price_usd or 0) * r.count, -_lead(r)))
     closest = max(within, key=_lead) if within and not met else None
+    # the rows shown get every figure
+    met = [
+        _with(_speed_row(cat, q, model, r.gpu, r.count, kind, precision, ctx), meets=True) for r in met[:5]
+    ]
+    if closest is not None:
+        closest = _with(
+            _speed_row(cat, q, model, closest.gpu, closest.count, kind, precision, ctx), meets=False
+        )
     return SpeedResult(
         model,
         kind,
@@ -241,6 +280,32 @@ def _train_amount(q: Query, model: Model) -> tuple[float, str, dict[str, Any]]:
     return float(q.samples or 0) * per * epochs, "tokens", assumed
 
 
+def _scaling(unit: str) -> float:
+    """Share of one more card's throughput that n cards add (data parallel; not perfect)."""
+    return 0.9 if unit == "images" else speed.MULTI_CARD_EFFICIENCY["data"]
+
+
+def _one_card_rate(
+    cat: Catalog, model: Model, gpu: GPU, method: Method, precision: Precision, unit: str
+) -> float | None:
+    if unit == "images":
+        f = throughput.cnn_images_per_s(model, gpu, precision, cat, task=Task.TRAINING)
+        return f.value if f is not None else None
+    return throughput.training_tokens_per_s(model, gpu, precision, method).value
+
+
+def _with_cloud(cat: Catalog, r: SpeedRow) -> SpeedRow:
+    cloud = prices.cloud_price(cat, r.gpu.id)
+    if cloud is None or r.hours is None:
+        return r
+    return _with(
+        r,
+        cloud_usd_per_hour=round(cloud.usd, 2),
+        cloud_usd=round(cloud.usd * r.count * r.hours.value, 2),
+        cloud_date=cloud.date,
+    )
+
+
 def _kwh_price(cat: Catalog, q: Query) -> tuple[float, str, bool, str]:
     """(price, currency, stated by the user, date): the user's, else the price book's dated default."""
     if q.kwh_price is not None:
@@ -262,6 +327,7 @@ def _time_row(
     amount: float,
     unit: str,
     kwh: tuple[float, str, bool, str],
+    costs: bool = True,
 ) -> SpeedRow | None:
     task = (
         Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
@@ -282,7 +348,7 @@ def _time_row(
     h = throughput.Figure(hours, amount / rate.high / 3600.0, amount / rate.low / 3600.0, rate.basis, "hours")
     energy = gpu.tdp_w * AVG_POWER_SHARE * count * hours / 1000.0
     price, cur = kwh[0], kwh[1]
-    cloud = prices.cloud_price(cat, gpu.id)
+    cloud = prices.cloud_price(cat, gpu.id) if costs else None
     return SpeedRow(
         gpu,
         count,
@@ -330,26 +396,40 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
             for g in gpus
         ]
         return TimeResult(rows=tuple(r for r in rows if r is not None), **base)  # type: ignore[arg-type]
-    met: list[SpeedRow] = []
-    within: list[SpeedRow] = []
+    # candidates from one card's rate (cheap); whole rows only for the ones shown
+    task = (
+        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
+    )
+    met_c: list[tuple[float, float, GPU, int]] = []
+    best: tuple[float, GPU, int] | None = None
     for g in cat.gpus.values():
         price = _price(g)
         if price is None:
             continue
+        one = _one_card_rate(cat, model, g, method, precision, unit)
+        if one is None or one <= 0:
+            continue
         for n in COUNTS:
             if q.budget_usd is not None and price * n > q.budget_usd:
                 break
-            r = _time_row(cat, q, model, g, n, method, precision, amount, unit, kwh)
-            if r is None or not r.fits:
+            if unit == "tokens" and not _fits(
+                model, g, n, task, method, precision, q.seq_len or q.sample_tokens
+            ):
                 continue
-            ok = q.target_hours is None or r.hours.value <= q.target_hours
-            r = _with(r, meets=ok)
-            within.append(r)
-            if ok:
-                met.append(r)
+            hours = amount / (one * (1 + (n - 1) * _scaling(unit))) / 3600.0
+            if best is None or hours < best[0]:
+                best = (hours, g, n)
+            if q.target_hours is None or hours <= q.target_hours:
+                met_c.append((price * n, hours, g, n))
                 break
-    met.sort(key=lambda r: ((r.price_usd or 0) * r.count, r.hours.value))
-    closest = min(within, key=lambda r: r.hours.value) if within and not met else None
+    met_c.sort(key=lambda c: (c[0], c[1]))
+
+    def row(g: GPU, n: int, ok: bool) -> SpeedRow | None:
+        r = _time_row(cat, q, model, g, n, method, precision, amount, unit, kwh)
+        return _with(r, meets=ok) if r is not None else None
+
+    met = [r for r in (row(g, n, True) for _, _, g, n in met_c[:5]) if r is not None]
+    closest = row(best[1], best[2], False) if best is not None and not met else None
     return TimeResult(rows=tuple(met[:5]), recommend=True, closest=closest, **base)  # type: ignore[arg-type]
 
 
@@ -379,8 +459,9 @@ def serve_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Serve
         return ServeResult(
             model, precision, ctx, stated, q.users, rows, q.budget_usd, assumptions=assumptions
         )
-    met: list[SpeedRow] = []
-    within: list[SpeedRow] = []
+    # candidates by capacity alone (cheap); the speeds only for the rows shown
+    met_c: list[tuple[float, int, GPU, int]] = []
+    best: tuple[int, GPU, int] | None = None
     for g in cat.gpus.values():
         price = _price(g)
         if price is None or not _serves(g):
@@ -388,15 +469,17 @@ def serve_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Serve
         for n in COUNTS:
             if q.budget_usd is not None and price * n > q.budget_usd:
                 break
-            r = _serve_row(q, model, g, n, precision, ctx)
-            if not r.fits:
+            users = throughput.serving_capacity(model, g, precision, ctx, num_gpus=n)
+            if users <= 0:
                 continue
-            within.append(r)
-            if r.meets is not False:
-                met.append(r)
+            if best is None or users > best[0]:
+                best = (users, g, n)
+            if q.users is None or users >= q.users:
+                met_c.append((price * n, -users, g, n))
                 break
-    met.sort(key=lambda r: ((r.price_usd or 0) * r.count, -r.serving.concurrent_users))
-    closest = max(within, key=lambda r: r.serving.concurrent_users) if within and not met else None
+    met_c.sort(key=lambda c: (c[0], c[1]))
+    met = [_serve_row(q, model, g, n, precision, ctx) for _, _, g, n in met_c[:5]]
+    closest = _serve_row(q, model, best[1], best[2], precision, ctx) if best is not None and not met else None
     return ServeResult(
         model, precision, ctx, stated, q.users, tuple(met[:5]), q.budget_usd, True, closest, assumptions
     )
