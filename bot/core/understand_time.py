@@ -105,7 +105,7 @@ _RX = {
     ),
     "target_tps": re.compile(
         r"(\d+(?:\.\d+)?)\s*(?:tokens?|toks?|t)\s*(?:/|per\s*)\s*(?:s\b|sec|second)"
-        r"|(\d+(?:\.\d+)?)\s*tps\b|每秒\s*(\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
+        r"|(\d+(?:\.\d+)?)\s*tps\b|每秒\s*(?:至少|最少|不低于|要|能有|能到)?\s*(\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
         re.I,
     ),
     "target_img": re.compile(

@@ -185,3 +185,37 @@ def test_serving_targets_skip_cards_vllm_cannot_run() -> None:
     assert isinstance(r, ServeResult) and r.rows
     for row in r.rows:
         assert "pascal" not in row.gpu.architecture.lower() and row.serving.concurrent_users >= 30
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "预算2万元，想让qwen2.5 32b每秒至少20个token，买什么卡",
+        "what do I need for 20 tokens per second on qwen2.5 32b, budget 2500 dollars",
+    ],
+)
+def test_speed_target_in_both_languages(text: str) -> None:
+    a = answer(text)
+    assert isinstance(a.result, SpeedResult) and a.result.recommend
+    assert a.result.target_tokens_per_s == 20.0
+    for row in a.result.rows:
+        assert row.decode.value >= 20
+    j = a.to_json()
+    assert j["recommendations"] and all(r["speed"]["decode_tokens_per_s"] >= 20 for r in j["recommendations"])
+
+
+def test_train_in_under_a_day_ranks_cards_that_make_it() -> None:
+    a = answer("train resnet-50 on imagenet for 90 epochs in under a day")
+    r = a.result
+    assert isinstance(r, TimeResult) and r.recommend and r.target_hours == 24.0
+    assert r.rows and all(x.hours.value <= 24.0 for x in r.rows)
+    prices = [(x.price_usd or 0) * x.count for x in r.rows]
+    assert prices == sorted(prices)  # cheapest first
+
+
+def test_time_answer_in_chinese_names_what_it_assumed() -> None:
+    a = answer("用4090微调qwen2.5 7b，2万条样本，每条1024 token，2轮要多久")
+    assert a.language is Lang.ZH_HANS
+    assert isinstance(a.result, TimeResult)
+    assert a.time is not None and a.time["assumed"]["epochs"] == 2.0 and a.time["assumed"]["samples"] == 20000
+    assert "小时" in a.verdict and any("2 轮" in s for s in a.assumptions)
