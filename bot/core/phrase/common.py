@@ -112,7 +112,9 @@ def budget_phrase(env: Env, budget_usd: float | None) -> str:
         return ""
     if env.lang.is_zh and env.budget_currency == "CNY" and env.budget_amount:
         return t(env.lang, "budget.under", amount=fmt.money(env.budget_amount, "CNY", env.lang))
-    amount = fmt.usd(budget_usd, env.lang) + _cny(env, budget_usd)
+    amount = fmt.usd(budget_usd, env.lang)
+    if env.lang.is_zh and env.cny_per_usd:
+        amount += t(env.lang, "budget.approx", cny=fmt.money(budget_usd * env.cny_per_usd, "CNY", env.lang))
     return t(env.lang, "budget.under", amount=amount)
 
 
