@@ -22,11 +22,13 @@ from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
 from bot.core.results import (
     CompareResult,
+    DealResult,
     FailedResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
     RecommendResult,
+    RentBuyResult,
     Result,
 )
 from bot.core.types import (
@@ -108,6 +110,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     comparison: tuple[ComparisonRow, ...] = ()
     assumed: tuple = ()
     basis_codes: list[str] = []
+    extra: dict = {}
     notes = list(q.notes)
     if isinstance(result, FitResult):
         fit_entries = tuple(it.entry for it in result.items)
@@ -149,6 +152,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
             basis_codes = ["speed_modelled"]
         if result.picks:
             basis_codes.append("prices_dated")
+    elif isinstance(result, RentBuyResult):
+        extra["costs"] = result.rob.to_json()
+        basis_codes = ["prices_dated"]
+    elif isinstance(result, DealResult):
+        extra["deal"] = result.deal.to_json()
+        basis_codes = ["prices_dated"]
     elif isinstance(result, CompareResult):
         comparison = tuple(
             replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
@@ -181,6 +190,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes=tuple(dict.fromkeys(basis_codes)),
         notes=tuple(notes),
         result=result,
+        extra_json=extra,
         text=text,
     )
 

@@ -130,6 +130,9 @@ work job jobs dataset data hours days time times per second throughput latency s
 amount two three four five six eight dual pair quad single multi multiple first second
 stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt
 onnx cuda rocm nvlink pcie sxm flash attention checkpointing optimizer adam adamw sgd fsdp deepspeed
+rent renting rented rental rentals lease leasing own owning owned sell selling resale resell deal
+deals bargain offer offers electricity kwh bill month months monthly year years yearly week weeks day
+daily hour hourly mini pro ultra warranty second-hand secondhand refurbished
 """.split()
 )
 

@@ -553,10 +553,47 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _parse(raw, catalog, context)
+        return _with_prices(_parse(raw, catalog, context), catalog)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+# words without which a question says nothing about prices (keeps the price reader off the hot path)
+_PRICE_GATE = re.compile(
+    r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
+    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr)\b|[$€£¥₹₩]|租|买|划算|值不值|回本|二手|电费|全新|价",
+    re.I,
+)
+
+
+def _with_prices(q: Query, catalog: Any) -> Query:
+    """Read what the question says about prices; a rent-or-buy or deal question gets its own intent."""
+    if not _PRICE_GATE.search(q.text):
+        return q
+    from bot.core.price_parse import PriceQuestionKind, parse_price_question
+
+    pq = parse_price_question(q.text, get_matcher(catalog).catalog)
+    said = pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years
+    said = said or pq.filters.condition or pq.filters.no_cloud
+    if not said:
+        return q
+    intent = q.intent
+    one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
+    if PriceQuestionKind.RENT_OR_BUY in pq.kinds and q.intent is not Intent.COMPARE:
+        intent = Intent.RENT_OR_BUY
+    elif PriceQuestionKind.DEAL in pq.kinds and one_card and any(x.usd for x in pq.quotes):
+        intent = Intent.DEAL
+    gpus = q.gpus
+    if not gpus:
+        gpus = tuple(x.gpu_ids[0] for x in pq.quotes if len(x.gpu_ids) == 1)[:2]
+    if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
+        # "is $900 a good price": the amount is the card's price, not a budget
+        budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
+        return replace(
+            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=False
+        )
+    return replace(q, price_question=pq)
 
 
 def _parse(raw: str, catalog: Any, context: Context | None) -> Query:

@@ -167,14 +167,15 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
-    best_value = best_value_of(fitting) if fitting else None
+    flagged = price_flagged(catalog)
+    best_value = best_value_of(fitting, flagged) if fitting else None
 
     picks: list[tuple[Candidate, tuple[Reason, ...]]] = []
     if budget is not None:
         chosen: list[Candidate] = []
         if in_budget:
             chosen.append(in_budget[0])
-            bv = best_value_of(in_budget)
+            bv = best_value_of(in_budget, flagged)
             if bv not in chosen:
                 chosen.append(bv)
             mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
@@ -186,7 +187,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
                 if c not in chosen:
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        picks = [(c, _reason(c, in_budget, w, need, model)) for c in chosen]
+        picks = [(c, _reason(c, in_budget, w, need, model, flagged)) for c in chosen]
     else:
         chosen = []
         if cheapest is not None:
@@ -200,7 +201,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
         for c in chosen[:3]:
-            reason = _reason(c, fitting, w, need, model)
+            reason = _reason(c, fitting, w, need, model, flagged)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
@@ -235,7 +236,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
 VALUE_MIN_SHARE = 0.4
 
 
-def best_value_of(pool: list[Candidate]) -> Candidate:
+def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) -> Candidate:
     """Most speed per dollar among cards at least 40% as fast as the fastest in the pool
     (or as the RTX 3090, when the pool's fastest is faster than that).
 
@@ -246,10 +247,23 @@ def best_value_of(pool: list[Candidate]) -> Candidate:
     """
     top = min(max(c.speed.relative for c in pool), 1.0)
     fair = [c for c in pool if c.speed.relative >= VALUE_MIN_SHARE * top] or pool
+    # a price that is an old estimate beside newer siblings' street prices, or an older card
+    # at a 3060 12 GB's price, is not a value pick a buyer in 2026 would take (costs.price_sanity)
+    fair = [c for c in fair if c.gpu.id not in flagged] or fair
     return max(fair, key=lambda c: c.value or 0)
 
 
-def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> tuple[Reason, ...]:
+@functools.lru_cache(maxsize=8)
+def price_flagged(catalog: Catalog) -> frozenset[str]:
+    """Cards whose price makes them no value pick (see ``costs.price_sanity``), once per catalog."""
+    from bot.core import costs
+
+    return frozenset(g for g in catalog.gpus if costs.price_sanity(catalog, g))
+
+
+def _reason(
+    c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model, flagged: frozenset[str]
+) -> tuple[Reason, ...]:
     """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at."""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
@@ -262,7 +276,7 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
     bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
     if pool:
         fastest = max(pool, key=lambda x: x.speed.relative)
-        best_val = best_value_of(pool)
+        best_val = best_value_of(pool, flagged)
         most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
         if c is fastest:
             bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))

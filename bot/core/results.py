@@ -53,6 +53,9 @@ __all__ = [
     "UnknownResult",
     "AskBackResult",
     "FailedResult",
+    "RentBuyResult",
+    "DealResult",
+    "WhichCardResult",
     "Result",
     "note",
 ]
@@ -395,8 +398,37 @@ class FailedResult:
     pass
 
 
+# --------------------------------------------------------------------------- prices (issue #14)
+
+
+@dataclass(frozen=True)
+class RentBuyResult:
+    """Own a card or rent for the same work (bot.core.costs.RentOrBuy) with the cards it names."""
+
+    rob: Any  # costs.RentOrBuy
+    cards: dict[str, GPU]  # every card id the result mentions -> the card
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """Is a quoted price a good deal (bot.core.costs.DealVerdict)."""
+
+    deal: Any  # costs.DealVerdict
+    cards: dict[str, GPU]
+
+
+@dataclass(frozen=True)
+class WhichCardResult:
+    """A price question that names no card: ask which."""
+
+    kind: str  # "rent_or_buy" | "deal"
+
+
 Result = (
-    FitResult
+    RentBuyResult
+    | DealResult
+    | WhichCardResult
+    | FitResult
     | FitAloneResult
     | RecommendResult
     | GeneralResult

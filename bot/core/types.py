@@ -99,6 +99,8 @@ class Intent(StrEnum):
     LIST = "list"
     HELP = "help"
     UNKNOWN = "unknown"
+    RENT_OR_BUY = "rent_or_buy"  # own a card or rent one for the same work: costs, break-even
+    DEAL = "deal"  # is this quoted price a good deal
 
 
 class Task(StrEnum):
@@ -190,6 +192,9 @@ class Query:
     # training knobs of the memory model (issue 13); None = the engine's default
     pure_16bit: bool | None = None  # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy
     lora_targets: str | None = None  # "qv" | "attention" | "all-linear"
+    # prices the question brings: rent-or-buy / deal wording, quoted prices, filters, hours a day,
+    # kWh price, years to resale (bot.core.price_parse.PriceQuestion); None when it says none
+    price_question: Any = None
 
 
 @dataclass(frozen=True)
@@ -352,6 +357,7 @@ class Answer:
     basis_codes: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
+    extra_json: dict[str, Any] = field(default_factory=dict)  # result-specific JSON fields (costs, deal, ...)
 
     @property
     def candidates(self) -> tuple[ComparisonRow, ...]:
@@ -387,5 +393,6 @@ class Answer:
             "basis": list(self.basis_codes),
             "notes": [n.to_json() for n in self.notes],
             "sources": list(self.sources),
+            **self.extra_json,
             "text": self.text,
         }

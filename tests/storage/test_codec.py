@@ -62,6 +62,7 @@ notes = st.builds(
 for _f in dataclasses.fields(Query):
     if "Note" in str(_f.type):
         _overrides[_f.name] = st.lists(notes, max_size=3).map(tuple)
+_overrides["price_question"] = st.none()  # transient: not stored (codec.TRANSIENT_FIELDS)
 queries = st.builds(
     Query,
     **{f.name: ... for f in dataclasses.fields(Query) if f.name not in _overrides},
