@@ -574,9 +574,8 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     from bot.core.price_parse import PriceQuestionKind, parse_price_question
 
     pq = parse_price_question(q.text, get_matcher(catalog).catalog)
-    said = pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years
-    said = said or pq.filters.condition or pq.filters.no_cloud
-    if not said:
+    said = bool(pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years)
+    if not (said or pq.filters.condition or pq.filters.no_cloud):
         return q
     intent = q.intent
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
