@@ -165,6 +165,14 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    stale = _stale_dates(result, recs, comparison)
+    if stale:
+        from bot.core.phrase.prices import stale_line
+        from bot.core.prices import STALE_MONTHS
+
+        line = stale_line(env, stale, STALE_MONTHS)
+        if line and line not in ph.basis:
+            ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
     parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
     details = [*parser_notes, *ph.details]
@@ -193,6 +201,17 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         extra_json=extra,
         text=text,
     )
+
+
+def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
+    """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
+    from bot.core.prices import is_stale
+    from bot.core.results import InfoResult
+
+    dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
+    if isinstance(result, InfoResult):
+        dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
+    return sorted(d for d in dates if is_stale(d))
 
 
 def _card(g: GPU) -> str:

@@ -586,6 +586,10 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     gpus = q.gpus
     if not gpus:
         gpus = tuple(x.gpu_ids[0] for x in pq.quotes if len(x.gpu_ids) == 1)[:2]
+    quoted_usd = {round(x.usd, 2) for x in pq.quotes if x.usd}
+    if q.budget_usd is not None and round(q.budget_usd, 2) in quoted_usd:
+        # "I can get a 3090 for $450, ... under $600": the quote is a card's price, the limit the budget
+        q = replace(q, budget_usd=pq.filters.max_usd)
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
@@ -988,5 +992,6 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         list_kind=new.list_kind or last.list_kind,
         pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
         lora_targets=new.lora_targets or last.lora_targets,
+        price_question=new.price_question or last.price_question,
         notes=new.notes + (note(NoteCode.FOLLOW_UP),),
     )

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.core import memory, speed
 from bot.core.memory import GB, Estimate, Workload
@@ -30,6 +31,8 @@ __all__ = [
     "compare",
     "REPRESENTATIVE",
     "headroom_reason",
+    "question_prices",
+    "price_flagged",
 ]
 
 # what "compare two cards" measures when no model is named
@@ -111,6 +114,7 @@ class Candidate:
     price: float | None
     value: float | None  # relative speed per $1,000
     total_gb: float
+    quote: Any = None  # prices.PriceQuote when the question's prices decide (a quoted price, "used only")
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,33 @@ def _capacities(catalog: Catalog) -> list[float]:
     return [memory.usable_bytes(g) for g in catalog.gpus.values()]
 
 
-def _candidates(catalog: Catalog, model: Model, w: Workload, need: int) -> list[Candidate]:
+def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
+    """The price each card gets under the question's own prices: quotes ("I can get a 3090 for
+    $650") override the catalog, "new only" / "used only" pick the kind. None: the catalog's prices."""
+    pq = q.price_question
+    if pq is None or not (pq.quotes or pq.filters.condition):
+        return None
+    from bot.core import prices
+
+    quoted: dict[str, Any] = {}
+    for x in pq.quotes:
+        if len(x.gpu_ids) == 1 and x.usd and not x.hourly and x.gpu_ids[0] in catalog.gpus:
+            gid = x.gpu_ids[0]
+            new = prices.new_price(catalog, gid)
+            used = x.condition == "used" or (x.condition is None and (new is None or x.usd < new.usd))
+            kind = prices.PriceKind.USED if used else prices.PriceKind.NEW
+            quoted[gid] = prices.quoted(gid, x.usd, kind, amount=x.amount, currency=x.currency)
+    cond = pq.filters.condition.value if pq.filters.condition else None
+
+    def price_of(g: GPU) -> Any:
+        return prices.filtered_price(catalog, g.id, cond, None, quoted)
+
+    return price_of
+
+
+def _candidates(
+    catalog: Catalog, model: Model, w: Workload, need: int, price_of: Callable[[GPU], Any] | None = None
+) -> list[Candidate]:
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
@@ -149,9 +179,13 @@ def _candidates(catalog: Catalog, model: Model, w: Workload, need: int) -> list[
     ):
         mb = per_card * w.num_gpus if splits else per_card
         sp = speeds[g.id]
-        price = g.price_usd * w.num_gpus if g.price_usd else None
+        quote = price_of(g) if price_of is not None else None
+        if price_of is not None:
+            price = quote.usd * w.num_gpus if quote is not None else None
+        else:
+            price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb))
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote))
     return out
 
 
@@ -160,8 +194,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    cands = _candidates(catalog, model, w, need)
-    priced = [c for c in cands if buyable(c.gpu)]
+    cands = _candidates(catalog, model, w, need, question_prices(catalog, q))
+    priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]

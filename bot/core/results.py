@@ -271,6 +271,7 @@ class Pick:
     reasons: tuple[Reason, ...]
     throughput: float | None = None
     throughput_unit: str | None = None
+    price_quote: Any = None  # prices.PriceQuote when the question's own prices decided (quoted, used only)
 
 
 @dataclass(frozen=True)
@@ -294,6 +295,7 @@ class RecommendResult:
     no_fix_how: str | None = None  # "qlora" | "int4" | "as_asked"
     no_fix_gb: float | None = None
     measured_count: int = 0
+    price_filter: str | None = None  # "new_only" | "used_only" | "used_ok": which price the picks use
     price_dates: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     candidates: tuple[

@@ -79,3 +79,21 @@ def test_best_value_is_never_a_stale_estimate_or_an_old_card_at_a_3060_price(
         codes = {x["code"] for x in r["reasons"]}
         if codes & {"best_value", "best_value_min_vram"}:
             assert r["gpu"] not in flagged, (q, r["gpu"])
+
+
+def test_a_quoted_price_replaces_the_catalogs_and_is_said() -> None:
+    a = answer("I can get a 3090 for $450, best gpu for llama 3 8b under $600", catalog=CAT)
+    assert a.query.budget_usd == 600  # the quote is the card's price, "under $600" the budget
+    rec = {r.gpu: r for r in a.recommendations}
+    assert rec["rtx-3090"].price_usd == 450 and "your price" in rec["rtx-3090"].price_label
+    assert "quoted price replaces" in a.text
+    # the conversation keeps the quote
+    again = answer("and for qwen2.5 7b?", a.context, catalog=CAT)
+    assert {r.gpu: r.price_usd for r in again.recommendations}.get("rtx-3090") in (450, None)
+
+
+def test_used_only_filter_prices_every_pick_used() -> None:
+    a = answer("only used cards under $800 for llama 3 8b", catalog=CAT)
+    assert a.recommendations and "used only" in a.text
+    for r in a.recommendations:
+        assert "used" in r.price_label and (r.price_usd or 0) <= 800

@@ -33,6 +33,7 @@ def _pick(c: recommend.Candidate, reasons: tuple[Reason, ...], count: int) -> Pi
         reasons=reasons,
         throughput=round_tp(c.speed.unit_value),
         throughput_unit=c.speed.unit,
+        price_quote=c.quote,
     )
 
 
@@ -73,6 +74,9 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         batch_was_default=r.batch_was_default,
         assumptions=assumptions_for(q, w, batch=r.batch_needed, batch_default=r.batch_was_default),
         measured_count=sum(1 for c, _ in r.picks if c.speed.basis == "measured"),
+        price_filter=str(q.price_question.filters.condition.value)
+        if q.price_question is not None and q.price_question.filters.condition
+        else None,
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
         candidates=r.considered,

@@ -22,6 +22,7 @@ __all__ = [
     "gb",
     "gb_band",
     "price_label",
+    "quote_label",
     "budget_phrase",
     "describe",
     "task_phrase",
@@ -103,6 +104,24 @@ def price_label(env: Env, g: GPU, count: int = 1) -> str:
         kind=t(env.lang, "price.kind_part", kind=kind) if kind else "",
         est=t(env.lang, "price.est") if g.is_estimated("price_usd") else "",
         date=fmt.month(g.price_date, env.lang) if g.price_date else "?",
+    )
+
+
+def quote_label(env: Env, q: Any, count: int = 1) -> str:
+    """A price from the price book or the user (prices.PriceQuote): '$650 (your price)', '$750 used (May 2026)'."""
+    total = q.usd * count
+    if q.origin == "quoted":
+        return t(env.lang, "price.quoted", price=fmt.usd(total, env.lang))
+    kind = enum_word(env, "price.kind", q.kind.value if q.sub is None else q.sub.value)
+    return t(
+        env.lang,
+        "price.label",
+        total=fmt.usd(total, env.lang),
+        cny=_cny(env, total),
+        each=t(env.lang, "price.each", n=count, each=fmt.usd(q.usd, env.lang)) if count > 1 else "",
+        kind=t(env.lang, "price.kind_part", kind=kind),
+        est=t(env.lang, "price.est") if q.estimated else "",
+        date=fmt.month(q.date[:7], env.lang),
     )
 
 
