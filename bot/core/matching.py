@@ -82,6 +82,7 @@ SUGGEST_CUTOFF = 60.0
 #: VRAM are asked back; families whose members share the VRAM take the first
 #: member listed in the catalog (or the one listed here).
 DEFAULT_VARIANTS: dict[str, str] = {
+    "2060": "rtx-2060",  # the 12 GB card (2021) is a late re-release
     "3060": "rtx-3060-12gb",  # the 8 GB card is a rare cut-down model
     "3080": "rtx-3080-10gb",  # the 12 GB card came later and sold little
     "h100": "h100-sxm",  # SXM and PCIe both have 80 GB; SXM is what clouds rent
@@ -345,6 +346,9 @@ class Matcher:
                 old.ids[0] if old.explicit and old.ids[0] in target.ids else None
             )
             self._keys[key] = target
+        elif old.ids == target.ids:
+            if target.explicit and not old.explicit:
+                self._keys[key] = target  # a name the catalog lists beats the same key derived earlier
         elif old.ids != target.ids:
             if old.explicit and not target.explicit:
                 return
