@@ -203,6 +203,7 @@ class Model:
     tie_word_embeddings: bool = False  # input embedding and output head share one matrix
     gguf_sizes: Mapping[str, float] = field(default_factory=lambda: types.MappingProxyType({}))  # id -> GB
     gguf_sizes_source: str | None = None
+    base_model: str | None = None  # id of the model this one fine-tunes or distils
 
     @property
     def is_transformer(self) -> bool:
@@ -573,6 +574,7 @@ _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
     "tie_word_embeddings": (_bool, False),
     "gguf_sizes": (_size_map, False),
     "gguf_sizes_source": (_str, False),
+    "base_model": (_slug, False),
 }
 
 _TRANSFORMER_REQUIRED = (
@@ -1241,6 +1243,14 @@ def load_catalog(directory: Path | None = None) -> Catalog:
 
     gpus = entries("gpus.yaml", "gpus", "gpu", _build_gpu)
     models = entries("models.yaml", "models", "model", _build_model)
+    for m in models.values():
+        if m.base_model is not None and m.base_model not in models:
+            raise KnowledgeError(
+                _display(root, root / "models.yaml"),
+                f"unknown model id {m.base_model!r}",
+                entry=f"model '{m.id}'",
+                field="base_model",
+            )
 
     # benchmarks
     bench_dir = directory / "benchmarks"

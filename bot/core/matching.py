@@ -129,7 +129,7 @@ bandwidth power watts tdp how big large huge parameters params info information 
 images video text language llm llms network networks neural deep learning ml ai project task tasks
 work job jobs dataset data hours days time times per second throughput latency samples sample
 amount two three four five six eight dual pair quad single multi multiple first second
-stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt
+stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt llamacpp
 onnx cuda rocm nvlink pcie sxm flash attention checkpointing optimizer adam adamw sgd fsdp deepspeed
 """.split()
 )
@@ -152,7 +152,6 @@ _WEAK_HEADS = frozenset(
         "big",
         "mt",
         "nemo",
-        "r1",
         "oss",
         "deep",
         "vaswani",
@@ -160,6 +159,7 @@ _WEAK_HEADS = frozenset(
     }
 )
 
+_LLAMA_CPP = re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
 _TOKEN_CHUNK_RE = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _PIECE_RE = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
@@ -220,7 +220,7 @@ class _Target:
 
 def normalize(text: str) -> str:
     """NFKC + lowercase, control characters to spaces; keeps the length when it can."""
-    t = unicodedata.normalize("NFKC", text).lower()
+    t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
     return "".join(" " if (c < " " or "\x7f" <= c <= "\x9f") else c for c in t)
 
 
