@@ -1189,6 +1189,7 @@ class Catalog:
             f"models: {len(self.models)}",
             f"benchmark sets: {len(self.benchmarks)}, cells: {self.benchmarks.cell_count()}",
             f"currencies: {len(self.currencies)} ({', '.join(self.currencies)})",
+            f"formats: {len(self.formats)}, software tools: {len(self.tools)}, engines: {len(self.engines)}",
             f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
             f"cards missing a price: {', '.join(missing) if missing else 'none'}",
         ]
