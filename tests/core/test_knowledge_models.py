@@ -130,7 +130,15 @@ def test_deepseek_r1_is_the_671b_moe_in_fp8(cat: Catalog) -> None:
     assert round(r1.params / 1e9) == 671 and round((r1.active_params or 0) / 1e9) == 38  # "37B activated"
     assert r1.release_precision == "fp8" and v3.release_precision == "fp8"
     assert r1.kv_cache_dim == 576
-    # MLA arithmetic: 61 layers of (attention + 3 dense / 58 MoE FFNs) -- the shapes the V3 entry documents
+    # MLA arithmetic from config.json (q_lora_rank 1536, kv_lora_rank 512, qk 128 + 64 rope, v 128;
+    # first 3 layers dense with ffn 18432, 58 MoE layers of 256 routed experts + 1 shared)
+    h, v, heads = r1.hidden or 0, r1.vocab or 0, r1.heads or 0
+    e, f = r1.experts or 0, r1.ffn or 0
+    attn = h * 1536 + 1536 + 1536 * heads * 192 + h * 576 + 512 + 512 * heads * 256 + heads * 128 * h + 2 * h
+    moe_fixed = e * h + e + 3 * h * f  # router (+ bias) and the shared expert
+    base = 2 * v * h + 61 * attn + 3 * 3 * h * 18432 + h
+    assert base + 58 * (moe_fixed + e * 3 * h * f) == r1.params
+    assert base + 58 * (moe_fixed + 8 * 3 * h * f) == r1.active_params
     assert r1.layers == 61 and r1.experts == 256 and r1.experts_per_token == 8
 
 
