@@ -135,6 +135,7 @@ class GPU:
     gpu_memory_share_basis: str | None = None  # where the share comes from and how to change it
     memory_options_gb: tuple[float, ...] = ()  # other memory sizes sold with the same chip
     modded: bool = False  # memory-modded card (not an NVIDIA/AMD SKU): no warranty, custom VBIOS
+    price_cny: float | None = None  # the price in 元 when it was observed in China (price_usd converts it)
 
     @property
     def is_rocm(self) -> bool:
@@ -533,6 +534,7 @@ _GPU_FIELDS: dict[str, tuple[Checker, bool]] = {
     "gpu_memory_share_basis": (_str, False),
     "memory_options_gb": (_pos_number_list, False),
     "modded": (_bool, False),
+    "price_cny": (_pos_number, False),
 }
 
 _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
@@ -663,6 +665,8 @@ def _build_gpu(file: str, raw: Any, index: int) -> GPU:
         for key in ("gpu_memory_share", "gpu_memory_share_basis"):
             if key not in v:
                 raise ctx.fail(key, "required when unified_memory is true")
+    if "price_cny" in v and v.get("price_usd") is None:
+        raise ctx.fail("price_cny", "given without a price_usd (the converted price)")
     if v.get("modded", False) and "notes" not in v:
         raise ctx.fail("notes", "a modded card needs notes saying its caveats (warranty, VBIOS, drivers)")
     v["estimated"] = _check_estimated(ctx, v, _GPU_FIELD_NAMES)

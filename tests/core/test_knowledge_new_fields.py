@@ -306,3 +306,22 @@ def test_shipped_formats_tools_and_engines(cat: Catalog) -> None:
     for e in cat.engines.values():
         for n in (e.name, *e.aliases):
             assert n.lower() not in names, n
+
+
+def test_china_market_prices_in_yuan_convert_at_the_catalog_rate(cat: Catalog) -> None:
+    rate = cat.currencies["CNY"].usd_per_unit
+    priced = {g.id: g for g in cat.gpus.values() if g.price_cny is not None}
+    assert {"rtx-4090-d", "rtx-4090-48gb", "rtx-2080-ti-22gb"} <= set(priced)
+    for g in priced.values():
+        assert g.price_usd is not None and abs(g.price_usd - g.price_cny * rate) <= 0.02 * g.price_usd, g.id  # type: ignore[operator]
+        assert "元" in (g.price_source or ""), g.id
+
+
+def test_price_cny_needs_a_usd_price(tmp_path: Path) -> None:
+    def change(g: dict[str, Any]) -> None:
+        g["price_usd"] = None
+        for k in ("price_date", "price_kind", "price_source"):
+            del g[k]
+
+    err = load_error(broken_copy(tmp_path, "gpus.yaml", gpu_mutation("rtx-4090-d", change)))
+    assert_names(err, "knowledge/gpus.yaml", "gpu 'rtx-4090-d'", "price_cny")
