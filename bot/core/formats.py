@@ -103,7 +103,7 @@ def _modelled_bytes(model: Model, fmt: Format, params: int, native: bool) -> flo
                 total += c.params * bits / 8
             else:
                 total += c.params * 16 / 8
-        return total * params / model.params if params != model.params else total
+        return total
     if fmt.family == "mxfp4" and model.experts and model.layers and model.hidden and model.ffn:
         # MXFP4 as released (gpt-oss): only the routed experts' matrices, the rest 16-bit
         per_token = params != model.params  # active parameters: only the routed experts used
