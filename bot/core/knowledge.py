@@ -1152,6 +1152,7 @@ class Catalog:
         models: dict[str, Model],
         benchmarks: Benchmarks,
         currencies: dict[str, CurrencyRate],
+        prices: Any = None,
         formats: dict[str, Format] | None = None,
         tools: dict[str, Tool] | None = None,
         engines: dict[str, Engine] | None = None,
@@ -1161,6 +1162,8 @@ class Catalog:
         self.models: Mapping[str, Model] = types.MappingProxyType(models)
         self.benchmarks = CatalogBenchmarks(benchmarks, {g.id: g.vram_gb for g in gpus.values()})
         self.currencies: Mapping[str, CurrencyRate] = types.MappingProxyType(currencies)
+        # bot.core.prices.PriceBook (prices.yaml + prices-imported.yaml); None = read on first use
+        self.prices = prices
         self.formats: Mapping[str, Format] = types.MappingProxyType(formats or {})
         self.tools: Mapping[str, Tool] = types.MappingProxyType(tools or {})
         self.engines: Mapping[str, Engine] = types.MappingProxyType(engines or {})
@@ -1197,6 +1200,8 @@ class Catalog:
             f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
             f"cards missing a price: {', '.join(missing) if missing else 'none'}",
         ]
+        if self.prices is not None:
+            lines.append(f"price book: {len(self.prices)} dated prices for {len(self.prices.by_gpu)} cards")
         return "\n".join(lines)
 
 
@@ -1263,6 +1268,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     seen: dict[str, str] = {}
     if bench_dir.is_dir():
         for path in sorted(bench_dir.glob("*.yaml")):
+            if path.name == "memory-calibration.yaml":  # constants of bot/core/memory.py, read there
+                continue
             bdisp = _display(directory, path)
             sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
 
@@ -1312,7 +1319,20 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                         field=f"engines[{j}]",
                     )
 
-    return Catalog(directory, gpus, models, Benchmarks(sets), currencies, formats, tools, engines)
+    from bot.core import prices as _prices  # late import: prices reads knowledge's helpers
+
+    price_book = _prices.load(directory, gpus, currencies)
+    return Catalog(
+        directory,
+        gpus,
+        models,
+        Benchmarks(sets),
+        currencies,
+        prices=price_book,
+        formats=formats,
+        tools=tools,
+        engines=engines,
+    )
 
 
 @functools.lru_cache(maxsize=8)

@@ -15,7 +15,8 @@ from typing import Any
 import discord
 
 from bot.config import Settings
-from bot.core.types import Answer, Choice, Context, Query
+from bot.core.phrase.catalog import t
+from bot.core.types import Answer, Choice, Context, Lang, Query
 
 from .chart import render_chart_file
 from .context_store import ContextStore, Cooldown
@@ -88,20 +89,29 @@ class Advisor:
     # -- the one call into the core ------------------------------------------------
 
     def ask(
-        self, question: str | Query, *, channel_id: int, user_id: int, use_context: bool = True
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
     ) -> Answer:
-        """answer() with the stored context for (channel, user); stores the new one."""
+        """answer() with the stored context for (channel, user); stores the new one.
+
+        ``locale`` is the asker's Discord locale (slash commands and buttons),
+        used when the question's own words do not settle the language."""
         if isinstance(question, str):
             question = clip_question(question)
         context = self.contexts.get(channel_id, user_id) if use_context else None
-        result = self._answer(question, context, catalog=self.catalog)
+        result = self._answer(question, context, catalog=self.catalog, locale=locale)
         if isinstance(result.context, Context):
             self.contexts.put(channel_id, user_id, result.context)
         return result
 
     # -- cooldown -------------------------------------------------------------------
 
-    def cooldown_notice(self, user_id: int) -> tuple[bool, str | None]:
+    def cooldown_notice(self, user_id: int, lang: Lang = Lang.EN) -> tuple[bool, str | None]:
         """(allowed, notice). When limited, the notice is given once per window;
         later limited questions in the same window are dropped silently."""
         retry = self.cooldown.retry_after(user_id)
@@ -113,7 +123,7 @@ class Advisor:
         self._notified_until[user_id] = now + retry
         if len(self._notified_until) > 10_000:
             self._notified_until = {u: t for u, t in self._notified_until.items() if t > now}
-        return False, f"You're asking faster than I can keep up. Try again in {max(1, round(retry))} s."
+        return False, t(lang, "discord.cooldown", s=max(1, round(retry)))
 
     # -- rendering ------------------------------------------------------------------
 
@@ -172,15 +182,31 @@ class Advisor:
     async def answer_interaction(
         self, interaction: discord.Interaction, question: str | Query, *, use_context: bool = True
     ) -> None:
-        allowed, notice = self.cooldown_notice(interaction.user.id)
+        lang = interaction_lang(interaction) or Lang.EN
+        if isinstance(question, str):
+            from bot.core.language import detect
+
+            lang = detect(question, locale=lang)
+        allowed, notice = self.cooldown_notice(interaction.user.id, lang)
         if not allowed:
-            await self.notify(interaction, notice or "One moment, please: you're asking very quickly.")
+            await self.notify(interaction, notice or t(lang, "discord.slow_down"))
             return
         channel_id = interaction.channel_id or interaction.user.id
         result = self.ask(
-            question, channel_id=channel_id, user_id=interaction.user.id, use_context=use_context
+            question,
+            channel_id=channel_id,
+            user_id=interaction.user.id,
+            use_context=use_context,
+            locale=interaction_lang(interaction),
         )
         await self.respond(interaction, result)
+
+
+def interaction_lang(interaction: discord.Interaction) -> Lang | None:
+    """The user's Discord locale as a reply language (zh-CN, zh-TW; English otherwise)."""
+    from bot.core.language import from_locale
+
+    return from_locale(str(getattr(interaction, "locale", "") or ""))
 
 
 def clip_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:

@@ -12,7 +12,10 @@ import re
 
 import discord
 
-from .advisor import APOLOGY, NO_MENTIONS, Advisor, clip_question
+from bot.core.language import detect
+from bot.core.phrase.catalog import t
+
+from .advisor import NO_MENTIONS, Advisor, clip_question
 
 __all__ = ["extract_question", "handle_message"]
 
@@ -68,7 +71,8 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
         return False
     reference = message.to_reference(fail_if_not_exists=False)
     try:
-        allowed, notice = advisor.cooldown_notice(message.author.id)
+        lang = detect(question)
+        allowed, notice = advisor.cooldown_notice(message.author.id, lang)
         if not allowed:
             if notice:
                 await message.channel.send(notice, reference=reference, allowed_mentions=NO_MENTIONS)
@@ -81,7 +85,9 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
     except Exception:
         log.exception("failed to answer message %s in channel %s", message.id, message.channel.id)
         try:
-            await message.channel.send(APOLOGY, reference=reference, allowed_mentions=NO_MENTIONS)
+            await message.channel.send(
+                t(detect(question), "discord.apology"), reference=reference, allowed_mentions=NO_MENTIONS
+            )
         except Exception:
             log.exception("could not send the apology for message %s", message.id)
     return True
