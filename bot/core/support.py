@@ -54,7 +54,7 @@ NVIDIA_CC = {
 }
 _AMD_BF16 = ("CDNA 2", "CDNA 3", "CDNA 4", "RDNA 3", "RDNA 3.5", "RDNA 4")
 _AMD_FP8 = ("CDNA 3", "CDNA 4", "RDNA 4")
-_APPLE_NO_BF16 = ("Apple M1",)  # Armv8.5 GPU/CPU without bf16 (pytorch/pytorch#78168)
+_APPLE_NO_BF16 = ("Apple M1 GPU",)  # Armv8.5 GPU/CPU without bf16 (pytorch/pytorch#78168)
 
 
 class Level(StrEnum):
