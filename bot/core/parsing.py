@@ -909,8 +909,8 @@ def _model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
         return None
     best: tuple[float, str, str] | None = None
     for mid, model in catalog.models.items():
-        if getattr(model, "kind", None) != "decoder":
-            continue
+        if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
+            continue  # fine-tunes / distills (base_model set) are not a typical model of a size
         gap = abs(model.params / 1e9 - size) / size
         key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
         if gap <= 0.15 and (best is None or key < (best[0], best[1])):

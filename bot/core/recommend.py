@@ -373,8 +373,17 @@ def _fix_for_budget(
 
 def buyable(g: GPU) -> bool:
     """Worth buying today: priced, a card that goes in a workstation (not an SXM/OAM
-    server module), and supported by current CUDA and PyTorch wheels (not legacy_cuda)."""
-    return bool(g.price_usd) and g.form_factor == "pcie" and not g.legacy_cuda
+    server module), and supported by current CUDA and PyTorch wheels (not legacy_cuda).
+    Memory-modded cards (no warranty, custom VBIOS) and Intel (oneAPI) cards are described and
+    fit-checked but not recommended until answers carry their caveats (bot/core/support.py);
+    laptop GPUs and unified-memory systems are not PCIe cards."""
+    return (
+        bool(g.price_usd)
+        and g.form_factor == "pcie"
+        and not g.legacy_cuda
+        and not g.modded
+        and g.software in ("cuda", "rocm")
+    )
 
 
 @dataclass(frozen=True)
