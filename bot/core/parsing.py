@@ -43,7 +43,18 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
-from bot.core.types import Choice, Context, Intent, Method, Optimizer, Parallelism, Precision, Query, Task
+from bot.core.types import (
+    Choice,
+    Context,
+    Intent,
+    Method,
+    Optimizer,
+    OutOfRange,
+    Parallelism,
+    Precision,
+    Query,
+    Task,
+)
 
 __all__ = ["parse", "MAX_TEXT"]
 
@@ -200,7 +211,7 @@ _SEQ_RES = (
         r"|(?:上下文|序列长度|长度)\s*(\d+(?:\.\d+)?)\s*(k)?"
     ),
     _rx(
-        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
+        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(?<![0-9.])(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
     ),
 )
 _BATCH_RES = (
@@ -245,7 +256,7 @@ _COUNT_BEFORE_RE = _rx(
     r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块|个|卡)?\s*)$"
 )
 _COUNT_AFTER_RE = _rx(
-    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:cards?|gpus?)?\s*[x×]\s*(\d{1,4})\b"
+    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
 )
 _COUNT_GPUS_RE = _rx(
     rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
@@ -338,42 +349,63 @@ def _currencies(catalog: Any) -> _Currencies:
 
 
 # ----------------------------------------------------------------- pieces
-def _seq_len(masked: str) -> tuple[int | None, str]:
+def _seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     for rx in _SEQ_RES:
         for m in rx.finditer(masked):
             groups = [g for g in m.groups()]
             for k in range(0, len(groups), 2):
                 if groups[k]:
                     v = float(groups[k]) * (1024 if groups[k + 1] else 1)
-                    if 1 <= v <= 10_000_000 and (v >= 16 or groups[k + 1]):
-                        return int(v), _blank(masked, m.start(), m.end())
+                    if v >= 16 or groups[k + 1]:
+                        bad = _out_of_range("seq_len", v, m.group().strip())
+                        if bad is None:
+                            return int(v), _blank(masked, m.start(), m.end())
+                        if oor is not None:
+                            oor.append(bad)
+                        return None, _blank(masked, m.start(), m.end())
     return None, masked
 
 
-def _resolution(masked: str) -> tuple[int | None, str]:
+def _out_of_range(field: str, value: float, text: str) -> OutOfRange | None:
+    from bot.core.limits import check_number
+
+    return check_number(field, value, text)
+
+
+def _resolution(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     """Image side in pixels; a w x h pair becomes the side of the same pixel count."""
     m = _RES_RE.search(masked)
     if m is None:
         return None, masked
     w = int(m.group(1))
     h = int(m.group(2)) if m.group(2) else w
-    if not (64 <= w <= 8192 and 64 <= h <= 8192):
-        return None, masked
+    for side in (w, h):
+        bad = _out_of_range("resolution", side, m.group().strip())
+        if bad is not None:
+            if oor is not None:
+                oor.append(bad)
+            return None, _blank(masked, m.start(), m.end())
     return int(round((w * h) ** 0.5)), _blank(masked, m.start(), m.end())
 
 
-def _batch(masked: str) -> tuple[int | None, str]:
+def _batch(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     for rx in _BATCH_RES:
         for m in rx.finditer(masked):
             g = next((x for x in m.groups() if x), None)
             if g is not None:
-                v = int(g)
-                if 1 <= v <= 1_000_000:
-                    return v, _blank(masked, m.start(), m.end())
+                v = float(g) if len(g) > 18 else int(g)  # a 300-digit "batch" is not parsed as an int
+                bad = _out_of_range("batch_size", v, m.group().strip())
+                if bad is None:
+                    return int(v), _blank(masked, m.start(), m.end())
+                if oor is not None:
+                    oor.append(bad)
+                return None, _blank(masked, m.start(), m.end())
     return None, masked
 
 
-def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -> tuple[int | None, str]:
+def _counts(
+    masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int], oor: list[OutOfRange] | None = None
+) -> tuple[int | None, str]:
     """The card count ("2x 3090", "two 4090s", "dual"), first one found; ``per`` gets each
     card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090"."""
     found: int | None = None
@@ -392,6 +424,11 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
                     found = found or v
                     per[mn.start] = v
                     continue
+                if v is not None and m.group(1) is not None and oor is not None:  # "2000x 4090": a count, absurd
+                    oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
+                    off = mn.start - len(head)
+                    masked = _blank(masked, off + m.start(), off + m.end())
+                    continue
         tail = masked[mn.end : mn.end + 20]
         m2 = _COUNT_AFTER_RE.search(tail)
         if m2:
@@ -400,6 +437,9 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
                 masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
                 found = found or v
                 per[mn.start] = v
+            elif oor is not None:  # "4090 x 0", "4090 x 2000"
+                oor.append(OutOfRange("num_gpus", m2.group().strip(), 1.0, 1024.0))
+                masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
     if found is None:
         m = _COUNT_GPUS_RE.search(masked)
         if m and m.group(0) and not m.group(0).startswith("multi"):
@@ -410,6 +450,9 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
             money = any(c in "$€£¥₹₩" for c in masked[max(0, m.start() - 2) : m.start()])
             if v and 1 <= v <= 64 and not money:
                 found = v
+                masked = _blank(masked, m.start(), m.end())
+            elif v is not None and (v < 1 or v > 1024) and not money and oor is not None:
+                oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
                 masked = _blank(masked, m.start(), m.end())
     return found, masked
 
@@ -547,13 +590,14 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     choices: list[Choice] = []
     clarify = False
 
-    resolution, masked = _resolution(masked)
-    seq_len, masked = _seq_len(masked)
-    batch, masked = _batch(masked)
+    out_of_range: list[OutOfRange] = []
+    resolution, masked = _resolution(masked, out_of_range)
+    seq_len, masked = _seq_len(masked, out_of_range)
+    batch, masked = _batch(masked, out_of_range)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    num_gpus, masked = _counts(masked, gpu_mentions, per_card)
+    num_gpus, masked = _counts(masked, gpu_mentions, per_card, out_of_range)
 
     precision = _first(_PRECISION_RES, masked)
     method = _first(_METHOD_RES, masked)
@@ -633,6 +677,12 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                     f"Converted {budget_obj.text} ({budget_obj.amount:,.0f} {budget_obj.code}) to ${budget_usd:,.0f} "
                     f"at the {rate.date} rate (1 {budget_obj.code} = {float(rate.usd_per_unit):g} USD)."
                 )
+        if budget_usd is not None:
+            bad = _out_of_range("budget_usd", budget_usd, budget_obj.text)
+            if bad is not None:  # 10^309 dollars, or a rate that makes it absurd: not used, said
+                out_of_range.append(bad)
+                budget_usd = None
+                notes[:] = [n for n in notes if not n.startswith("Converted ")]
         if budget_usd is not None and intent is Intent.UNKNOWN:
             intent = Intent.RECOMMEND
 
@@ -772,6 +822,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         suggestions=tuple(suggestions),
         choices=tuple(choices[:25]),
         needs_clarification=clarify,
+        out_of_range=tuple(out_of_range),
     )
 
     # ---- follow-ups

@@ -18,6 +18,7 @@ __all__ = [
     "Optimizer",
     "Parallelism",
     "Choice",
+    "OutOfRange",
     "Query",
     "Context",
     "FitEntry",
@@ -84,6 +85,19 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class OutOfRange:
+    """A number the question (or a typed option) gave that is outside what makes
+    physical sense, so it was not used: ``field`` is the Query field it would have
+    filled ("batch_size", "budget_usd", ...), ``text`` what was written (clipped),
+    ``low``/``high`` the accepted range (see ``bot.core.limits.LIMITS``)."""
+
+    field: str
+    text: str
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Query:
     """A typed question: what the parser understood, before any defaults."""
 
@@ -114,6 +128,8 @@ class Query:
     # True when the parser could not decide something that changes the
     # answer (e.g. "4060 Ti": 8 or 16 GB) and asks back instead.
     needs_clarification: bool = False
+    # Numbers that were read but not used because they are out of range (see OutOfRange).
+    out_of_range: tuple[OutOfRange, ...] = ()
 
 
 @dataclass(frozen=True)
