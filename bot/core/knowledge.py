@@ -323,7 +323,9 @@ def _check_expansion(data: Any, display: str) -> None:
                 field=field,
             )
     if _count_values(data, memo, MAX_FILE_VALUES) > MAX_FILE_VALUES:
-        raise KnowledgeError(display, f"expands to more than {MAX_FILE_VALUES:,} values (YAML aliases); refused")
+        raise KnowledgeError(
+            display, f"expands to more than {MAX_FILE_VALUES:,} values (YAML aliases); refused"
+        )
 
 
 def _read_yaml(path: Path, display: str) -> Any:
@@ -958,7 +960,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         key = normalise_name(text)
         owner = names.get(key)
         if owner is not None and owner != label:
-            raise KnowledgeError(display, f"{_show(text)} is already used by {owner}", entry=label, field=field)
+            raise KnowledgeError(
+                display, f"{_show(text)} is already used by {owner}", entry=label, field=field
+            )
         names[key] = label
 
     def entries(filename: str, key: str, kind: str, build: Callable[[str, Any, int], E]) -> dict[str, E]:

@@ -424,7 +424,9 @@ def _counts(
                     found = found or v
                     per[mn.start] = v
                     continue
-                if v is not None and m.group(1) is not None and oor is not None:  # "2000x 4090": a count, absurd
+                if (
+                    v is not None and m.group(1) is not None and oor is not None
+                ):  # "2000x 4090": a count, absurd
                     oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
                     off = mn.start - len(head)
                     masked = _blank(masked, off + m.start(), off + m.end())

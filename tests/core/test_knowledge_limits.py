@@ -94,7 +94,9 @@ def test_billion_laughs_fails_fast_naming_the_entry_and_field(tmp_path: Path) ->
 
 def test_a_huge_value_is_shown_clipped(tmp_path: Path) -> None:
     huge = "x" * 200_000
-    err = load_error(copy_with(tmp_path, "gpus.yaml", lambda t: replace_field(t, "rtx-4090", "vram_gb", huge)))
+    err = load_error(
+        copy_with(tmp_path, "gpus.yaml", lambda t: replace_field(t, "rtx-4090", "vram_gb", huge))
+    )
     assert err.field == "vram_gb" and "..." in str(err) and len(str(err)) < 300
 
 
@@ -104,5 +106,7 @@ def test_a_file_past_the_size_limit_is_refused_before_parsing(tmp_path: Path) ->
 
 
 def test_deeply_nested_yaml_is_a_clean_error(tmp_path: Path) -> None:
-    err = load_error(copy_with(tmp_path, "gpus.yaml", lambda t: t + "extra: " + "[" * 50_000 + "]" * 50_000 + "\n"))
+    err = load_error(
+        copy_with(tmp_path, "gpus.yaml", lambda t: t + "extra: " + "[" * 50_000 + "]" * 50_000 + "\n")
+    )
     assert err.file.endswith("gpus.yaml")
