@@ -62,16 +62,30 @@ class CompactChoices:
     choice, the span it replaces and the replacement. Lossless: ``choices()`` rebuilds the same
     Choice objects' values."""
 
-    __slots__ = ("question", "_items")
+    __slots__ = ("question", "_items", "_spans")
 
     def __init__(self, question: str, choices: tuple[Choice, ...]) -> None:
         self.question = question
+        self._spans: list[tuple[int, int]] = []
+        # choices are often the question with one name replaced, then stripped: compare with
+        # both the question and its stripped span, keep the smaller difference
+        lead = len(question) - len(question.lstrip())
+        spans = ((0, len(question)), (lead, lead + len(question.strip())))
         items: list[tuple[int, int, str, str, str | None]] = []
         for c in choices:
-            pre = _common_prefix(c.text, question)
-            suf = _common_suffix(c.text, question, min(len(c.text), len(question)) - pre)
-            middle = c.text[pre : len(c.text) - suf]
-            items.append((pre, len(question) - suf, middle, c.label, c.id))
+            best: tuple[int, int, str] | None = None
+            for a, b in spans:
+                base = question[a:b]
+                pre = _common_prefix(c.text, base)
+                suf = _common_suffix(c.text, base, min(len(c.text), len(base)) - pre)
+                middle = c.text[pre : len(c.text) - suf]
+                if best is None or len(middle) < len(best[2]):
+                    best = (a + pre, a + len(base) - suf, middle)
+                    bounds = (a, b)
+            assert best is not None
+            start, end, middle = best
+            items.append((start, end, middle, c.label, c.id))
+            self._spans.append(bounds)
         self._items = tuple(items)
 
     def __len__(self) -> int:
@@ -79,7 +93,9 @@ class CompactChoices:
 
     def __getitem__(self, index: int) -> Choice:
         start, end, middle, label, ident = self._items[index]
-        return Choice(label=label, text=self.question[:start] + middle + self.question[end:], id=ident)
+        a, b = self._spans[index]
+        q = self.question
+        return Choice(label=label, text=q[a:start] + middle + q[end:b], id=ident)
 
     def label(self, index: int) -> str:
         return self._items[index][3]

@@ -50,6 +50,8 @@ CHANNELS = {
     "ask": 300000000000000002,  # listed in ASK_CHANNEL_IDS
     "noembed": 300000000000000003,  # the bot lacks Embed Links here
     "other": 300000000000000004,  # another ask channel for the burst
+    # more channels, for load runs across many channels (bench/stress.py)
+    **{f"extra{i}": 300000000000000010 + i for i in range(1, 7)},
 }
 EMBED_LINKS = 1 << 14
 # view channel, send messages, embed links, attach files, read history, use application commands
@@ -906,6 +908,7 @@ def guild_payload() -> dict[str, Any]:
             channel("ask", CHANNELS["ask"], 1),
             channel("noembed", CHANNELS["noembed"], 2, deny=EMBED_LINKS),
             channel("other", CHANNELS["other"], 3),
+            *(channel(f"extra{i}", CHANNELS[f"extra{i}"], 3 + i) for i in range(1, 7)),
         ],
         "threads": [],
         "presences": [],
