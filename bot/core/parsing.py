@@ -200,6 +200,8 @@ _NO_FLASH_RE = _rx(
 # image side: "at 1024px", "768 pixels", "1024x1024", "1024×768"
 _OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?:ing|ed)?\b")
 _RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
+# a side in pixels too small or too large to be one ("20000px"): reported, not used
+_RES_ODD_RE = _rx(r"\b(\d{1,2}|\d{5,9})\s*(?:px|pixels?)\b")
 
 # ----------------------------------------------------------------- numbers
 _NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -376,6 +378,12 @@ def _resolution(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int |
     """Image side in pixels; a w x h pair becomes the side of the same pixel count."""
     m = _RES_RE.search(masked)
     if m is None:
+        odd = _RES_ODD_RE.search(masked)
+        if odd is not None and oor is not None:
+            bad = _out_of_range("resolution", int(odd.group(1)), odd.group().strip())
+            if bad is not None:
+                oor.append(bad)
+                return None, _blank(masked, odd.start(), odd.end())
         return None, masked
     w = int(m.group(1))
     h = int(m.group(2)) if m.group(2) else w

@@ -34,6 +34,7 @@ FAST = settings(max_examples=120, deadline=None)
         ("what gpu for bert under 100000000000 yuan", "budget_usd", None),
         ("2000x 4090 for llama 3 70b", "num_gpus", 1),
         ("can 0x 4090 run llama 3 8b", "num_gpus", 1),
+        ("sdxl at 20000px on a 4090", "resolution", None),
     ],
 )
 def test_out_of_range_numbers_are_reported_not_used(question: str, field: str, kept: Any) -> None:
