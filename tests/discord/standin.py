@@ -145,6 +145,7 @@ class StandIn:
         self.sessions: dict[str, _Session] = {}
         self._conn: _Conn | None = None
         self._inject: list[tuple[int, float]] = []  # (status, retry_after) for the next message POSTs
+        self._inject_followups: list[tuple[int, float]] = []  # ... for the next webhook follow-up POSTs
         self.ready_count = 0
         self.resumed_count = 0
 
@@ -263,6 +264,11 @@ class StandIn:
         """The next len(failures) message POSTs answer these (status, retry_after), in order."""
         with self._cond:
             self._inject.extend(failures)
+
+    def fail_followups(self, failures: list[tuple[int, float]]) -> None:
+        """The next len(failures) interaction follow-up POSTs (webhooks) answer these."""
+        with self._cond:
+            self._inject_followups.extend(failures)
 
     def injections_left(self) -> int:
         with self._cond:
@@ -669,6 +675,23 @@ class StandIn:
         self.messages[mid] = msg
         return msg
 
+    def _failure(self, status: int, retry_after: float) -> tuple[int, Any, dict[str, str]]:
+        if status == 429:
+            return (
+                429,
+                {"message": "You are being rate limited.", "retry_after": retry_after, "global": False},
+                {
+                    "Retry-After": str(retry_after),
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": str(retry_after),
+                    "X-RateLimit-Bucket": "standin-webhooks",
+                    "X-RateLimit-Scope": "user",
+                    "Via": "1.1 google",
+                },
+            )
+        return status, {"message": "Internal Server Error", "code": 0}, {}
+
     def _route(
         self, method: str, path: str, query: dict[str, str], body: Any, files: list[dict[str, Any]]
     ) -> tuple[int, Any, dict[str, str]]:
@@ -733,7 +756,13 @@ class StandIn:
                 self.commands[guild] = stored
                 return 200, stored, {}
 
-        # channel messages
+        # channel messages (and follow-ups, when failures are injected for them)
+        followup = method == "POST" and len(parts) == 3 and parts[0] == "webhooks"
+        if followup and self._inject_followups:
+            with self._cond:
+                inject = self._inject_followups.pop(0) if self._inject_followups else None
+            if inject is not None:
+                return self._failure(*inject)
         if method == "POST" and len(parts) == 3 and parts[0] == "channels" and parts[2] == "messages":
             with self._cond:
                 inject = self._inject.pop(0) if self._inject else None

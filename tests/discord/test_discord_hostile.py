@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from standin import CHANNELS, Recorded, StandIn
-from test_discord_e2e import clip, new_user, refers_to, sent, start_bot, stop_bot, title
+from standin import APP_ID, CHANNELS, Recorded, StandIn
+from test_discord_e2e import callback_of, clip, new_user, refers_to, sent, start_bot, stop_bot, title
 
 from bot.core.answer import answer
+from bot.core.types import Intent, Query
 
 pytestmark = [
     pytest.mark.e2e,
@@ -138,6 +139,24 @@ def test_a_storm_of_429s_and_500s_loses_no_answer(standin: StandIn, bot: Any) ->
     for m in ids:
         standin.wait_for(refers_to(m), 90, what=f"answer to {m} in the storm")
     assert len([r for r in standin.requests[start:] if r.status in (429, 500)]) == len(failures)
+
+
+def test_a_slash_command_defers_at_once_and_its_follow_up_survives_failures(
+    standin: StandIn, bot: Any
+) -> None:
+    standin.fail_followups([(429, 0.05)] * 7 + [(500, 0.0)])
+    t0 = time.monotonic()
+    inter = standin.slash("recommend", user_id=new_user(), model="llama-3-8b", budget=1500)
+    first = standin.wait_for(callback_of(inter), 15, what="the defer")
+    assert first.payload["type"] == 5 and first.at - t0 < 2.0  # well within Discord's 3 s
+    follow = standin.wait_for(
+        lambda r: r.method == "POST" and r.path == f"/webhooks/{APP_ID}/{inter['token']}" and r.status == 200,
+        60,
+        what="the follow-up after 8 failures",
+    )
+    assert title(sent(follow)) == clip(
+        answer(Query(intent=Intent.RECOMMEND, models=("llama-3-8b",), budget_usd=1500.0)).verdict
+    )
 
 
 def test_slash_command_with_the_marker(standin: StandIn, bot: Any) -> None:
