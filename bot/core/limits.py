@@ -20,7 +20,7 @@ from typing import Any
 
 from bot.core.types import OutOfRange, Query
 
-__all__ = ["LIMITS", "TEXT_CHARS", "check_number", "number_text", "validate_query"]
+__all__ = ["LIMITS", "TEXT_CHARS", "OutOfRange", "check_number", "number_text", "validate_query"]
 
 #: field -> (lowest, highest) accepted value, inclusive.
 LIMITS: dict[str, tuple[float, float]] = {

@@ -42,19 +42,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from cachetools import LRUCache
+
+from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
-from bot.core.types import (
-    Choice,
-    Context,
-    Intent,
-    Method,
-    Optimizer,
-    OutOfRange,
-    Parallelism,
-    Precision,
-    Query,
-    Task,
-)
+from bot.core.types import Choice, Context, Intent, Method, Optimizer, Parallelism, Precision, Query, Task
 
 __all__ = ["parse", "MAX_TEXT"]
 
@@ -337,7 +329,7 @@ class _Currencies:
         return codes[0]
 
 
-_CURRENCY_CACHE: dict[int, tuple[Any, _Currencies]] = {}
+_CURRENCY_CACHE: LRUCache[int, tuple[Any, _Currencies]] = LRUCache(maxsize=16)  # per catalog
 
 
 def _currencies(catalog: Any) -> _Currencies:
@@ -369,8 +361,6 @@ def _seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | No
 
 
 def _out_of_range(field: str, value: float, text: str) -> OutOfRange | None:
-    from bot.core.limits import check_number
-
     return check_number(field, value, text)
 
 
