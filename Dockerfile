@@ -1,7 +1,9 @@
 # gpu-advisor Discord bot.
 #   docker build -t gpu-advisor .
-#   docker run --rm -e DISCORD_TOKEN=... gpu-advisor
+#   docker run --rm -e DISCORD_TOKEN=... -v gpu-advisor-data:/data gpu-advisor
 # No token or other secret is baked in: pass settings with -e / --env-file.
+# Saved state (server settings, rigs, conversations) is a SQLite file in the
+# /data volume; set DATABASE_URL for PostgreSQL instead (docker-compose.yml).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -21,7 +23,10 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml
     && pip install -c requirements.lock -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
-RUN useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin advisor
+RUN useradd --system --uid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin advisor \
+    && mkdir -p /data && chown advisor /data
+ENV DATA_DIR=/data
+VOLUME ["/data"]
 
 # The code and the knowledge it reads (found next to the package, not via the cwd).
 COPY bot/ ./bot/

@@ -1,4 +1,4 @@
-"""``python -m bot``: ask | chat | run | check.
+"""``python -m bot``: ask | chat | run | check | estimate | db upgrade | prices.
 
 With no sub-command: the Discord bot when ``DISCORD_TOKEN`` is set, the
 terminal chat otherwise. Settings are read from the environment once, here.
@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 
 __all__ = ["main"]
+
+LANG_CHOICES = ("en", "zh", "zh-Hans", "zh-Hant")
 
 
 def _load_catalog():  # type: ignore[no-untyped-def]
@@ -34,22 +36,29 @@ def _cmd_check(_: argparse.Namespace) -> int:
 
 def _cmd_ask(args: argparse.Namespace) -> int:
     from bot.core.answer import answer
+    from bot.core.language import parse_lang
+    from bot.core.types import Context
 
     cat = _load_catalog()
+    lang = parse_lang(args.lang)
     question = " ".join(args.question)
     if question == "-":
-        # batch mode: one question per line, one JSON object (or text block) per line; no shared context.
+        # batch mode: one question per line, one JSON object (or text block) per line;
+        # with --conversation, context carries from line to line (follow-ups, language).
         # Bytes, decoded line by line with replacement: one bad byte costs that line, never the batch.
+        context: Context | None = Context() if args.conversation else None
         for raw in sys.stdin.buffer:
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            ans = answer(line, None, catalog=cat)
+            ans = answer(line, context, catalog=cat, lang=lang)
+            if args.conversation:
+                context = ans.context
             if args.json:
                 sys.stdout.write(_dumps(ans.to_json()) + "\n")
             else:
                 sys.stdout.write(ans.text + "\n\n")
             sys.stdout.flush()
         return 0
-    ans = answer(question, None, catalog=cat)
+    ans = answer(question, None, catalog=cat, lang=lang)
     if args.json:
         print(_dumps(ans.to_json()))
     else:
@@ -77,11 +86,12 @@ def _dumps(obj: object) -> str:
         return json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False)
 
 
-def _cmd_chat(_: argparse.Namespace) -> int:
+def _cmd_chat(args: argparse.Namespace) -> int:
+    from bot.core.language import parse_lang
     from bot.terminal import chat
 
     cat = _load_catalog()
-    return chat(cat)
+    return chat(cat, lang=parse_lang(getattr(args, "lang", None)))
 
 
 def _cmd_run(_: argparse.Namespace) -> int:
@@ -106,16 +116,68 @@ def _cmd_run(_: argparse.Namespace) -> int:
     return run(settings)
 
 
+def _cmd_db(args: argparse.Namespace) -> int:
+    """``db upgrade``: run the storage migrations (bot/storage) and say where the database is."""
+    import asyncio
+
+    from bot.config import ConfigError, Settings
+
+    try:
+        settings = Settings.from_env(os.environ)
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    from bot.storage import StoreUnavailable, open_store, redact
+    from bot.storage.migrate import current_revision
+
+    async def upgrade() -> str:
+        store = await open_store(settings)
+        try:
+            return f"database at {redact(store.url)} is at revision {await current_revision(store.engine)}"
+        finally:
+            await store.close()
+
+    try:
+        print(asyncio.run(upgrade()))
+    except StoreUnavailable as exc:
+        print(f"database error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _cmd_estimate(_: argparse.Namespace) -> int:
+    from bot.estimate_cli import run
+
+    return run(_load_catalog(), sys.stdin.buffer, sys.stdout)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bot", description="GPU advice for deep learning.")
     sub = p.add_subparsers(dest="cmd")
     ask = sub.add_parser("ask", help="answer one question ('-' reads one per line from stdin)")
     ask.add_argument("--json", action="store_true", help="print the JSON contract instead of text")
+    ask.add_argument(
+        "--conversation",
+        action="store_true",
+        help="with '-': carry the context (follow-ups, language) from one line to the next",
+    )
+    ask.add_argument("--lang", choices=LANG_CHOICES, help="reply language (default: the question's)")
     ask.add_argument("question", nargs="+", help="the question, or '-' for stdin")
     ask.set_defaults(func=_cmd_ask)
-    sub.add_parser("chat", help="interactive chat in the terminal").set_defaults(func=_cmd_chat)
+    chat = sub.add_parser("chat", help="interactive chat in the terminal")
+    chat.add_argument("--lang", choices=LANG_CHOICES, help="reply language (default: the question's)")
+    chat.set_defaults(func=_cmd_chat)
     sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)").set_defaults(func=_cmd_run)
     sub.add_parser("check", help="validate knowledge/ and print a summary").set_defaults(func=_cmd_check)
+    db = sub.add_parser("db", help="the database of saved state (DATA_DIR / DATABASE_URL)")
+    db.add_argument("action", choices=["upgrade"], help="upgrade: run the schema migrations")
+    db.set_defaults(func=_cmd_db)
+    from bot.prices_cli import add_parser as _add_prices_parser
+
+    _add_prices_parser(sub)  # prices import FILE.csv | prices stale
+    sub.add_parser(
+        "estimate", help="memory estimates: JSON lines in on stdin, JSON lines out (see bot/estimate_cli.py)"
+    ).set_defaults(func=_cmd_estimate)
     return p
 
 

@@ -18,6 +18,9 @@ Variables (all optional except ``DISCORD_TOKEN`` for ``python -m bot run``):
 ``COOLDOWN_PER_10S``     questions one user may ask per 10 s (default 5; 0 = off).
                          For tests and operations.
 ``CONTEXT_TTL_S``        how long follow-up context is kept (default 900 s)
+``DATA_DIR``             where the SQLite database lives (default ``./data``, created if missing)
+``DATABASE_URL``         PostgreSQL instead of SQLite: ``postgresql://user:password@host:5432/dbname``
+                         (never logged with its password)
 
 Every bounded store, pool and retry budget of the bot is sized in one place:
 :class:`Bounds` (``Settings.bounds``; ``BOUNDS`` is the default, also used by
@@ -107,6 +110,8 @@ class Settings:
     discord_gateway_url: str | None = None
     cooldown_per_10s: int = 5
     context_ttl_s: float = 900.0
+    data_dir: Path = Path("data")
+    database_url: str | None = None  # holds a password: never in repr
     bounds: Bounds = BOUNDS
 
     def __repr__(self) -> str:  # never show the token
@@ -191,6 +196,7 @@ class Settings:
 
         dev_guild_id = int_value("DEV_GUILD_ID", minimum=1)
         shard_count = int_value("SHARD_COUNT", minimum=1)
+        data_dir, database_url = _storage_settings(environ, errors)
         if errors:
             raise ConfigError(tuple(errors))
         return cls(
@@ -204,4 +210,30 @@ class Settings:
             discord_gateway_url=gateway,
             cooldown_per_10s=5 if cooldown is None else cooldown,
             context_ttl_s=ttl,
+            data_dir=data_dir,
+            database_url=database_url,
         )
+
+
+_DATABASE_SCHEMES = (
+    "postgresql://",
+    "postgres://",
+    "postgresql+asyncpg://",
+    "sqlite://",
+    "sqlite+aiosqlite://",
+)
+
+
+def _storage_settings(environ: Mapping[str, str], errors: list[str]) -> tuple[Path, str | None]:
+    """``DATA_DIR`` and ``DATABASE_URL`` (bot/storage); a problem never echoes the URL (it has a password)."""
+    raw_dir = _clean(environ, "DATA_DIR")
+    data_dir = Path(raw_dir).expanduser() if raw_dir else Path("data")
+    url = _clean(environ, "DATABASE_URL")
+    if url is not None and not url.lower().startswith(_DATABASE_SCHEMES):
+        scheme = url.split("://", 1)[0] if "://" in url else ""
+        errors.append(
+            "DATABASE_URL must be a postgresql://user:password@host:port/dbname URL"
+            + (f", got a {scheme}:// URL" if scheme and len(scheme) < 30 else "")
+        )
+        url = None
+    return data_dir, url

@@ -6,7 +6,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from bot.core.answer import answer
-from bot.core.types import Context
+from bot.core.types import Context, Lang
 
 if TYPE_CHECKING:
     from bot.core.knowledge import Catalog
@@ -19,7 +19,9 @@ BANNER = (
 )
 
 
-def chat(catalog: Catalog, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+def chat(
+    catalog: Catalog, stdin: TextIO | None = None, stdout: TextIO | None = None, *, lang: Lang | None = None
+) -> int:
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
     interactive = inp.isatty() and out.isatty()
@@ -54,7 +56,7 @@ def chat(catalog: Catalog, stdin: TextIO | None = None, stdout: TextIO | None = 
             continue
         if not cmd:
             continue
-        ans = answer(line, context, catalog=catalog)
+        ans = answer(line, context, catalog=catalog, lang=lang)
         context = ans.context
         print(ans.text, file=out)
         print(file=out)

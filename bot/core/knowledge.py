@@ -891,12 +891,15 @@ class Catalog:
         models: dict[str, Model],
         benchmarks: Benchmarks,
         currencies: dict[str, CurrencyRate],
+        prices: Any = None,
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
         self.models: Mapping[str, Model] = types.MappingProxyType(models)
         self.benchmarks = CatalogBenchmarks(benchmarks, {g.id: g.vram_gb for g in gpus.values()})
         self.currencies: Mapping[str, CurrencyRate] = types.MappingProxyType(currencies)
+        # bot.core.prices.PriceBook (prices.yaml + prices-imported.yaml); None = read on first use
+        self.prices = prices
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -929,6 +932,8 @@ class Catalog:
             f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
             f"cards missing a price: {', '.join(missing) if missing else 'none'}",
         ]
+        if self.prices is not None:
+            lines.append(f"price book: {len(self.prices)} dated prices for {len(self.prices.by_gpu)} cards")
         return "\n".join(lines)
 
 
@@ -989,6 +994,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     seen: dict[str, str] = {}
     if bench_dir.is_dir():
         for path in sorted(bench_dir.glob("*.yaml")):
+            if path.name == "memory-calibration.yaml":  # constants of bot/core/memory.py, read there
+                continue
             bdisp = _display(directory, path)
             sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
 
@@ -997,7 +1004,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     cdisp = _display(directory, cur_path)
     currencies = _build_currencies(cdisp, _read_yaml(cur_path, cdisp))
 
-    return Catalog(directory, gpus, models, Benchmarks(sets), currencies)
+    from bot.core import prices as _prices  # late import: prices reads knowledge's helpers
+
+    price_book = _prices.load(directory, gpus, currencies)
+    return Catalog(directory, gpus, models, Benchmarks(sets), currencies, prices=price_book)
 
 
 @functools.lru_cache(maxsize=8)

@@ -3,82 +3,64 @@
 Every figure the bot gives comes from these formulas, so a user can check it.
 Sizes are bytes; answers show decimal GB (1 GB = 1e9 bytes). A card's VRAM is
 what the vendor sells as "24 GB", which is 24 GiB of memory chips, so its
-capacity is ``vram_gb * 2**30`` bytes (25.8 GB): answers say "about 20.1 of
-25.8 GB used" so both figures are in one unit.
+capacity is ``vram_gb * 2**30`` bytes (25.8 GB). The total is the peak a
+PyTorch process reserves, CUDA context included (what nvidia-smi shows).
 
-Notation: P parameters, L transformer blocks, h hidden size, a attention
-heads, kv key/value heads (grouped-query attention), d head dimension, f FFN
-(intermediate) size, V vocabulary, s sequence length, b batch size per card,
-n cards.
+Notation: P parameters, L blocks, h hidden size, a heads, kv key/value heads,
+d head dim, f FFN size, V vocabulary, s sequence length, b batch per card.
 
-Weights (bytes per parameter)
-    fp32 4; fp16/bf16 2; fp8 and int8 1; int4 (GPTQ/AWQ, group size 128, fp16
-    scale + zero per group) 4.25 bits; QLoRA's NF4 with double quantization
-    4.127 bits (Dettmers et al. 2023, "QLoRA", section 3). Quantized formats
-    keep the token embedding (V*h) in 16 bits, as bitsandbytes, GPTQ and AWQ
-    do. A mixture-of-experts model holds all experts' weights (P = total).
+Weights: fp32 4 bytes, fp16/bf16 2, fp8/int8 1, int4 (GPTQ/AWQ) 4.25 bits,
+NF4 4.5 bits (QLoRA's double quant 4.127, Dettmers et al. 2023). Quantizers
+keep the embeddings and an untied LM head in 16 bits.
 
-Full training / full fine-tuning (Rajbhandari et al. 2020, "ZeRO", section 3.1)
-    mixed precision with Adam/AdamW: 16 bytes per parameter = fp16/bf16
-    weights 2 + gradients 2 + fp32 master weights 4 + Adam m 4 + v 4.
-    Optimizer column = master weights + states: AdamW 12, SGD with momentum 8,
-    8-bit Adam 6 (Dettmers et al. 2021, "8-bit Optimizers": states 2 bytes).
-    fp32 training: weights 4 + gradients 4 + AdamW 8 (SGD 4, 8-bit Adam 2).
+Full training (ZeRO, Rajbhandari et al. 2020): mixed precision with AdamW is
+16 bytes per parameter (16-bit weights 2 + gradients 2 + fp32 master 4 + Adam
+m, v 8); pure bf16 keeps AdamW states in bf16: 8. 8-bit Adam states 2, SGD
+momentum 4 (2 in bf16), Adafactor ~0 (factored, Shazeer & Stern 2018).
 
-LoRA (Hu et al. 2021) as people run it (PEFT): rank 16 on every linear layer
-    of the blocks (q, k, v, o and the MLP); base weights frozen in bf16; the
-    adapters trained in fp32 with AdamW (16 bytes per adapter parameter).
-    Adapter parameters per block: r*(h+a*d) for q and o each, r*(h+kv*d) for
-    k and v each, r*(h+f) per MLP matrix (3 matrices for gated MLPs).
-QLoRA (Dettmers et al. 2023): base in NF4 with double quantization, rank 64
-    on all linear layers, bf16 adapters (weights 2 + gradients 2 bytes),
-    paged AdamW with 32-bit states (8 bytes; paged: spills to CPU RAM under
-    pressure, counted here as if resident), gradient checkpointing on,
-    sequence length 512.
+LoRA (Hu et al. 2021; PEFT): frozen 16-bit base, fp32 adapters with AdamW;
+rank 16 on all linear layers unless q,v or attention only. QLoRA: NF4 base,
+bf16 adapters, paged AdamW, gradient checkpointing; bitsandbytes saves each
+4-bit layer's input and dequantizes the current weight (16-bit).
 
-Activations stored for the backward pass, per sample, per transformer block
-(Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-Transformer Models", eq. 1, 16-bit activations, no tensor parallelism):
-    s*h*34 + 5*a*s^2 bytes for a GPT block with f = 4h. Written out so other
-    FFN sizes work: 18*s*h (attention inputs, Q, K, V, projections, layer
-    norms, dropout masks) + 4*s*f (MLP; 6*s*f for gated MLPs, three f-wide
-    tensors) + 5*a*s^2 (attention scores, softmax, dropout: the quadratic
-    term). A fused attention kernel (FlashAttention, PyTorch SDPA) never
-    stores the s^2 scores: the default here, since PyTorch >= 2.0 uses one;
-    say "without flash attention" for the quadratic term.
-    MoE blocks route each token through k experts: the f term times k.
-    Output logits for language-model training: 6*s*V bytes (bf16 logits
-    plus an fp32 copy for the loss). fp32 training doubles activations.
-    Gradient checkpointing (Chen et al. 2016) keeps each block's input,
-    2*s*h bytes per block, plus one block's activations during recompute.
-Inference activations are transient: one block's working set,
-    s*(4h + 2f) * 2 bytes (+ 2*a*s^2 * 2 bytes without fused attention).
-KV cache (inference): 2 * L_dec * kv * d * s * bytes per sample (K and V,
-    every decoder block; 2 bytes in fp16/bf16, the usual cache precision also
-    for int8/int4 weights). Grouped-query attention shrinks it by a/kv.
-    DeepSeek's multi-head latent attention caches ``kv_cache_dim`` values per
-    token per layer instead (576; DeepSeek-V2 paper, section 2.1).
+Activations per block and sample (Korthikanti et al. 2022, 16-bit): c_h*s*h
++ c_f*s*f, fitted c_h 12-24 and c_f 8-12 by method; + 5*a*s^2 without fused
+attention. Checkpointing keeps 2*s*h per block + one block. The loss holds
+~16 bytes per token per vocabulary entry (fp32 upcast of the logits).
+
+Inference: one block's working set + KV cache 2*L*kv*d*s*2 bytes per sample;
+Whisper adds cross-attention keys/values over 1500 frames. Overhead: CUDA
+context 0.6 GB + cuBLAS workspace + allocator slack (1% states, 5% activations).
+
 CNNs and diffusion pipelines: no closed form; each model carries
-    ``activation_mb_per_sample`` (fp32 training for CNNs, fp16 inference for
-    diffusion denoisers) at its native resolution, calibrated against
-    measured max batch sizes (the 2020 guide's tables and Lambda's
-    TensorFlow benchmark batches; see ``activation_basis`` in models.yaml).
-    It scales with pixel count ((res/native)^2). Mixed precision halves it;
-    inference keeps about a tenth of it live; gradient checkpointing keeps
-    about a third.
-Framework overhead: CUDA context and library workspaces (0.6 GB), plus 8% of
-    activations and KV cache (many short-lived blocks fragment PyTorch's
-    caching allocator; measured overheads are 5-10%) and 2% of weights,
-    gradients and optimizer states (few large long-lived blocks). The CNN
-    activation figures were calibrated with these constants in place.
+``activation_mb_per_sample`` (fp32 training for CNNs, fp16 inference for
+diffusion denoisers) at its native resolution, calibrated against measured
+max batch sizes (the 2020 guide's tables and Lambda's TensorFlow benchmark
+batches; see ``activation_basis`` in models.yaml). It scales with pixel
+count ((res/native)^2). PyTorch AMP keeps a quarter of the fp32 figure (half
+the bytes, in-place ReLU); inference keeps about a tenth; gradient
+checkpointing about a third. Diffusion inference peaks at the larger of the
+denoiser's activations and the VAE decode (``vae_live_maps`` feature maps of
+128 channels at full resolution, in fp32 for fp16 Stable Diffusion pipelines,
+which upcast the VAE). T5's ``wo`` projection stays out of quantization.
 
 Multi-GPU (n identical cards; verdicts are per card):
     data parallel: every card holds everything; the batch is split n ways.
     sharded (FSDP / ZeRO-3): weights, gradients and optimizer states / n,
-        plus one gathered block at a time; batch split n ways.
+        plus two gathered blocks and the root unit (embeddings, LM head)
+        gathered for the whole step; batch split n ways. CPU offload moves
+        weights, gradients and optimizer states to CPU RAM.
     tensor / pipeline (inference): weights, KV cache and activations / n.
     Only sharded, tensor and pipeline split the model; data parallel never
     adds cards' VRAM together.
+
+Calibration: the free constants (allocator slack, activation coefficients,
+loss bytes, CNN AMP fraction, VAE maps, CUDA context) are fitted by
+``bench/calibrate_memory.py`` on 92 published peak-memory measurements
+(tests/core/fixtures/measured_memory.yaml) and read from
+``knowledge/benchmarks/memory-calibration.yaml``, with the error they leave per
+category. Every estimate carries a band (``low``/``high``) from that error;
+``tight`` means the card's capacity falls inside the band.
 
 Total memory is affine in batch size (fixed + b * per_sample), so the
 largest batch that fits is solved for directly, not searched.
@@ -86,9 +68,13 @@ largest batch that fits is solved for directly, not searched.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import yaml
 
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 
@@ -114,13 +100,26 @@ __all__ = [
     "max_batches",
     "total_bytes",
     "lora_params",
+    "category",
+    "Calibration",
+    "calibration",
+    "load_calibration",
+    "CALIBRATION_PATH",
+    "LORA_TARGETS",
 ]
+
+log = logging.getLogger(__name__)
 
 GB = 1e9
 GIB = 2**30
+# CUDA context of a PyTorch process on recent drivers with lazy module loading (CUDA >= 11.7):
+# ~0.3-0.6 GB of device memory that torch.cuda.max_memory_reserved() never sees but nvidia-smi
+# does (PyTorch docs, "CUDA semantics: memory management"; NVIDIA CUDA C programming guide,
+# "Lazy Loading"). The figure used is the calibrated ``cuda_context_gb`` below.
 CUDA_CONTEXT_BYTES = 0.6e9
-ALLOC_FRACTION = 0.08  # on activations and KV cache: many short-lived blocks fragment the caching allocator
-STATE_FRACTION = 0.02  # on weights, gradients, optimizer states: few large long-lived blocks
+# cuBLAS workspace PyTorch allocates through its caching allocator: 4096 KiB x 2 + 16 KiB x 8 per
+# handle (aten/src/ATen/cuda/CublasHandlePool.cpp, getChosenWorkspaceSize; 32 MiB on Hopper).
+CUBLAS_WORKSPACE_BYTES = 8.5e6
 
 TRANSFORMER_KINDS = frozenset({"encoder", "decoder", "encoder-decoder", "speech", "moe-decoder"})
 _GATED_KINDS = frozenset({"decoder", "moe-decoder"})
@@ -130,6 +129,10 @@ LORA_RANK = 16
 QLORA_RANK = 64
 QLORA_SEQ_LEN = 512
 FINETUNE_DECODER_SEQ_LEN = 512
+LORA_TARGETS = ("qv", "attention", "all-linear")
+# Whisper's encoder sees 30 s of audio: 3000 mel frames, halved by the stride-2 conv stem
+# (Radford et al. 2022, "Robust Speech Recognition via Large-Scale Weak Supervision", section 2.2)
+SPEECH_ENCODER_FRAMES = 1500
 
 _WEIGHT_BYTES = {
     Precision.FP32: 4.0,
@@ -139,7 +142,8 @@ _WEIGHT_BYTES = {
     Precision.INT8: 1.0,
     Precision.INT4: 4.25 / 8,
 }
-NF4_DQ_BYTES = 4.127 / 8
+NF4_DQ_BYTES = 4.127 / 8  # QLoRA section 3: 4 bits + 8-bit absmax per 64 + fp32 per 256 blocks
+NF4_BYTES = 4.5 / 8  # bitsandbytes default (no double quant): 4 bits + fp32 absmax per 64 weights
 # activation bytes relative to 16-bit
 _ACT_FACTOR = {
     Precision.FP32: 2.0,
@@ -149,13 +153,142 @@ _ACT_FACTOR = {
     Precision.INT8: 1.0,
     Precision.INT4: 1.0,
 }
-# optimizer column (master weights + states), bytes per trainable parameter
-_OPT_MIXED = {Optimizer.ADAMW: 12.0, Optimizer.SGD: 8.0, Optimizer.ADAM8BIT: 6.0}
-_OPT_FP32 = {Optimizer.ADAMW: 8.0, Optimizer.SGD: 4.0, Optimizer.ADAM8BIT: 2.0}
+# optimizer states in bytes per trainable parameter, for fp32 states (fp32 training, mixed
+# precision: torch keeps states in the parameter's dtype, fp32 there) and for pure 16-bit
+# training (torch AdamW/SGD keep states in the bf16 parameter's dtype).
+#   AdamW: m and v (Loshchilov & Hutter 2019); SGD with momentum: one buffer;
+#   8-bit Adam (paged or not): m and v in 8 bits, blockwise (Dettmers et al. 2021, "8-bit
+#   Optimizers via Block-wise Quantization"); Adafactor: factored second moment, no momentum
+#   (Shazeer & Stern 2018; transformers' Adafactor default beta1=None): rows + columns per
+#   matrix, ~0 per parameter (costed by _adafactor_bytes).
+_OPT_STATE_FP32 = {
+    Optimizer.ADAMW: 8.0,
+    Optimizer.SGD: 4.0,
+    Optimizer.ADAM8BIT: 2.0,
+    Optimizer.PAGED_ADAM8BIT: 2.0,
+}
+_OPT_STATE_16 = {
+    Optimizer.ADAMW: 4.0,
+    Optimizer.SGD: 2.0,
+    Optimizer.ADAM8BIT: 2.0,
+    Optimizer.PAGED_ADAM8BIT: 2.0,
+}
 
-CNN_INFERENCE_FRACTION = 0.1
-CNN_CHECKPOINT_FRACTION = 0.35
-DIFFUSION_TRAIN_FACTOR = 5.0
+# T5's feed-forward output projection ("wo") is never quantized: transformers lists it in
+# T5PreTrainedModel._keep_in_fp32_modules, so bitsandbytes leaves it in fp32 (torchao in the
+# pipeline's 16 bits). T5-XXL: 24 blocks x d_model 4096 x d_ff 10240 = 1.007B of 4.762B.
+T5_KEEP_FRACTION = 1.007e9 / 4.762e9
+
+CALIBRATION_PATH = (
+    Path(__file__).resolve().parents[2] / "knowledge" / "benchmarks" / "memory-calibration.yaml"
+)
+
+# The free constants of the model, fitted on the public reference (bench/calibrate_memory.py
+# --fit, each on a grid bounded by the physics named here); the values written to
+# knowledge/benchmarks/memory-calibration.yaml override these at import. The figures below are the
+# fitted ones, so a missing file gives the same answers.
+DEFAULT_CONSTANTS: dict[str, float] = {
+    # the CUDA context (plus the libraries' kernels loaded into it): nvidia-smi shows it,
+    # torch.cuda.max_memory_reserved() does not; searched in 0.4-0.6 GB (recent drivers, lazy loading)
+    "cuda_context_gb": CUDA_CONTEXT_BYTES / GB,
+    # caching-allocator slack, reserved / allocated - 1: few large long-lived blocks (weights,
+    # gradients, optimizer states; PyTorch rounds large blocks to 2 MiB) and many short-lived
+    # activation blocks (rounding, freed blocks cached for a later phase); searched >= 1% / >= 5%
+    "state_slack": 0.01,
+    "act_slack": 0.05,
+    # activation bytes saved per transformer block and sample, 16-bit, as multiples of s*h and s*f.
+    # Korthikanti et al. 2022 eq. 1 counts 18 s*h + 4 s*f for a GPT block with dropout; without
+    # dropout (Llama-style decoders) the masks and dropout outputs go (fitted 12). A gated MLP saves
+    # four f-wide tensors: gate, up, act(gate), their product (8 s*f). Frozen torch Linear layers do
+    # not save their inputs (autograd needs the input only for the weight's gradient), so LoRA saves
+    # what full fine-tuning saves minus those, plus the adapters' dropout copies (_lora_dropout_bytes);
+    # bitsandbytes' MatMul4Bit saves its input for every 4-bit layer even when frozen
+    # (bitsandbytes/autograd/_functions.py, ctx.tensors = (A, B)), so QLoRA saves more (fitted 24, 12).
+    "act_h_full": 12.0,
+    "act_f_gated_full": 8.0,
+    "act_h_lora": 12.0,
+    "act_f_gated_lora": 8.0,
+    "act_h_qlora": 24.0,
+    "act_f_gated_qlora": 12.0,
+    # autocast: residual stream, norms and softmax stay fp32, so mixed-precision activations are
+    # larger than pure 16-bit ones (rasbt's bf16-true vs 16-mixed runs: 1.3x)
+    "mixed_act_factor": 1.3,
+    # the loss: bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax saved 4 + fp32 grad 4 + bf16
+    # grad 2 bytes per token per vocabulary entry at the start of backward (HF
+    # LlamaForCausalLM.forward: logits.float(); torch cross_entropy)
+    "logit_bytes": 16.0,
+    # CNN activations in PyTorch AMP relative to the fp32 figure calibrated on the 2020 guide and
+    # TensorFlow tables: half the bytes, and in-place ReLU (torchvision, timm) drops one of the
+    # three per-conv tensors TensorFlow keeps (conv out, BN out, ReLU out): <= 1/2 x 2/3; timm's
+    # ResNet-50 AMP batch 512 on a 24 GB RTX 3090 needs <= 0.3 (fitted 0.25)
+    "cnn_amp_fraction": 0.25,
+    # VAE decode: live feature maps at full resolution, in units of 128 channels x H x W
+    # (SD / SDXL / FLUX VAEs: block_out_channels (128, 256, 512, 512)); HF's SDXL blog: 4 images
+    # at 1024^2 take ~16.4 GB above the weights, in fp32 and fp16 pipelines alike (fp32 decode)
+    "vae_live_maps": 7.5,
+}
+
+# relative error bands per category (low, high): required / truth - 1 on the reference, wide
+# defaults until the file is read
+DEFAULT_BANDS: dict[str, tuple[float, float]] = {
+    "llm-inference": (-0.15, 0.15),
+    "lora": (-0.2, 0.2),
+    "qlora": (-0.2, 0.2),
+    "full-ft": (-0.2, 0.2),
+    "encoder": (-0.2, 0.2),
+    "cnn": (-0.25, 0.25),
+    "diffusion": (-0.25, 0.25),
+    "speech": (-0.2, 0.2),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What knowledge/benchmarks/memory-calibration.yaml holds, with defaults for anything missing."""
+
+    constants: dict[str, float]
+    bands: dict[str, tuple[float, float]]  # category -> (low, high) relative error
+    source: str  # where the figures came from, or why the defaults are used
+
+
+def _finite_number(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return None
+    return float(x)
+
+
+def load_calibration(path: Path = CALIBRATION_PATH) -> Calibration:
+    """Read the calibration file; a missing or broken file falls back to the defaults (logged)."""
+    consts = dict(DEFAULT_CONSTANTS)
+    bands = dict(DEFAULT_BANDS)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        log.warning("memory calibration not read (%s): using built-in constants", exc)
+        return Calibration(consts, bands, f"built-in defaults ({path.name} not read)")
+    if not isinstance(raw, dict):
+        log.warning("memory calibration %s is not a mapping: using built-in constants", path)
+        return Calibration(consts, bands, "built-in defaults (file not a mapping)")
+    for k, v in (raw.get("constants") or {}).items():
+        val = _finite_number(v.get("value") if isinstance(v, dict) else v)
+        if k in consts and val is not None and val >= 0:
+            consts[k] = val
+    for k, v in (raw.get("categories") or {}).items():
+        if not isinstance(v, dict):
+            continue
+        lo, hi = _finite_number(v.get("band_low")), _finite_number(v.get("band_high"))
+        if lo is not None and hi is not None and -0.9 < lo <= 0 <= hi < 5:
+            bands[str(k)] = (lo, hi)
+    return Calibration(consts, bands, str(raw.get("source") or path.name))
+
+
+_CAL = load_calibration()
+_K = _CAL.constants
+
+
+def calibration() -> Calibration:
+    """The calibration in use (read once at import)."""
+    return _CAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,57 +309,38 @@ class Workload:
     resolution: int | None = None  # image side in pixels when asked; None = the model's own
     offload_text_encoders: bool = False  # diffusion inference: encoders on CPU after encoding the prompt
     notes: tuple[str, ...] = ()
+    # training: 16-bit weights, gradients and optimizer states, no fp32 master copy (LitGPT
+    # "bf16-true"); False with a 16-bit precision = mixed precision (fp32 master weights + autocast)
+    pure_16bit: bool = False
+    # mixed precision asked for explicitly ("mixed-bf16"): LoRA / inference then hold fp32 weights
+    amp: bool = False
+    nf4: bool = False  # 4-bit weights are bitsandbytes NF4 (QLoRA) rather than GPTQ/AWQ int4
+    lora_targets: str = "all-linear"  # "qv" | "attention" | "all-linear"
+    cpu_offload: bool = (
+        False  # training: parameters, gradients and optimizer states on CPU (ZeRO-3 / FSDP offload)
+    )
+    attention: str = ""  # "eager" | "sdpa" | "flash" as asked; "" = from fused_attention
 
     @property
     def trains(self) -> bool:
         return self.task is not Task.INFERENCE
 
-    def describe(self) -> str:
-        """One line a user can correct in a follow-up."""
-        parts: list[str] = []
-        if self.task is Task.INFERENCE:
-            parts.append("inference")
-        elif self.method is Method.QLORA:
-            parts.append("QLoRA fine-tuning (NF4 + double quant, paged AdamW, rank 64)")
-        elif self.method is Method.LORA:
-            parts.append(f"LoRA fine-tuning (rank {self.lora_rank}, bf16 base)")
-        else:
-            parts.append("full fine-tuning" if self.task is Task.FINETUNE else "training")
-        if self.method not in (Method.QLORA,):
-            parts.append(_precision_phrase(self))
-        if self.trains and self.method is Method.FULL:
-            parts.append(_OPT_NAMES[self.optimizer])
-        if self.seq_len:
-            parts.append(f"seq {self.seq_len}")
-        if self.resolution:
-            parts.append(f"{self.resolution}px")
-        if self.offload_text_encoders:
-            parts.append("text encoders offloaded to CPU")
-        if self.trains and self.grad_checkpointing:
-            parts.append("gradient checkpointing")
-        if self.num_gpus > 1:
-            parts.append(f"{self.num_gpus} cards, {_PAR_NAMES[self.parallelism]}")
-        return ", ".join(parts)
+    @property
+    def mixed(self) -> bool:
+        """fp32 master weights with 16-bit autocast (full training in fp16/bf16 unless pure)."""
+        sixteen = self.precision in (Precision.FP16, Precision.BF16, Precision.FP8)
+        if not sixteen or self.pure_16bit:
+            return False
+        return self.amp or (self.trains and self.method is Method.FULL)
 
 
-_OPT_NAMES = {Optimizer.ADAMW: "AdamW", Optimizer.SGD: "SGD with momentum", Optimizer.ADAM8BIT: "8-bit Adam"}
+# suggestion labels (the phrasing layer writes what users read from the structured patch)
 _PAR_NAMES = {
     Parallelism.DATA: "data parallel (each card holds the model)",
     Parallelism.SHARDED: "sharded (FSDP/ZeRO-3)",
     Parallelism.TENSOR: "tensor parallel (model split across cards)",
     Parallelism.PIPELINE: "pipeline parallel (layers split across cards)",
 }
-
-
-def _precision_phrase(w: Workload) -> str:
-    p = w.precision
-    if w.trains and p in (Precision.FP16, Precision.BF16):
-        return f"mixed precision ({p})"
-    if p is Precision.INT4:
-        return "4-bit weights (int4)"
-    if p is Precision.INT8:
-        return "8-bit weights (int8)"
-    return str(p)
 
 
 def default_task(model: Model) -> Task:
@@ -278,9 +392,22 @@ def resolve_workload(
     fused_attention: bool | None = None,
     resolution: int | None = None,
     offload_text_encoders: bool | None = None,
+    pure_16bit: bool | None = None,
+    amp: bool | None = None,
+    nf4: bool | None = None,
+    lora_rank: int | None = None,
+    lora_targets: str | None = None,
+    cpu_offload: bool | None = None,
+    attention: str | None = None,
 ) -> Workload:
-    """Apply the defaults a user would expect, recording each one."""
+    """Apply the defaults a user would expect, recording each one.
+
+    ``pure_16bit`` / ``amp`` say which 16-bit training is meant (see :class:`Workload`);
+    ``nf4`` marks 4-bit weights as bitsandbytes NF4 (and makes 4-bit fine-tuning QLoRA).
+    """
     notes: list[str] = []
+    if nf4:
+        precision = Precision.INT4
     if method in (Method.LORA, Method.QLORA) and task in (None, Task.TRAINING):
         task = Task.FINETUNE
     if task is None:
@@ -300,10 +427,18 @@ def resolve_workload(
         notes.append(f"{precision} weights cannot be fully trained; assumed LoRA on a {precision} base")
     if method is Method.QLORA:
         precision = Precision.INT4
+        nf4 = True
+    trains = task is not Task.INFERENCE
+    sixteen = precision in (Precision.FP16, Precision.BF16)
+    pure = bool(pure_16bit) and sixteen and trains
+    mixed_asked = bool(amp) and sixteen and not pure
     if optimizer is None:
         optimizer = Optimizer.ADAMW
     if grad_checkpointing is None:
         grad_checkpointing = method is Method.QLORA or (method is Method.LORA and model.kind in _GATED_KINDS)
+    att = attention if attention in ("eager", "sdpa", "flash") else ""
+    if att:
+        fused_attention = att != "eager"
     if fused_attention is None:
         fused_attention = True
     if seq_len is None and model.kind in TRANSFORMER_KINDS and model.default_seq_len:
@@ -318,7 +453,14 @@ def resolve_workload(
             parallelism = Parallelism.TENSOR
         else:
             parallelism = Parallelism.DATA  # refined in estimate(): sharded when a copy does not fit
-    lora_rank = QLORA_RANK if method is Method.QLORA else (LORA_RANK if method is Method.LORA else None)
+    rank: int | None = None
+    if method is not Method.FULL:
+        rank = (
+            lora_rank
+            if lora_rank and lora_rank > 0
+            else (QLORA_RANK if method is Method.QLORA else LORA_RANK)
+        )
+    targets = lora_targets if lora_targets in LORA_TARGETS else "all-linear"
     return Workload(
         task=task,
         method=method,
@@ -330,12 +472,18 @@ def resolve_workload(
         num_gpus=num_gpus,
         parallelism=parallelism,
         fused_attention=bool(fused_attention),
-        lora_rank=lora_rank,
+        lora_rank=rank,
         resolution=resolution if model.kind in ("cnn", "diffusion") else None,
-        offload_text_encoders=bool(offload_text_encoders)
+        offload_text_encoders=bool(offload_text_encoders or (cpu_offload and not trains))
         and model.kind == "diffusion"
         and task is Task.INFERENCE,
         notes=tuple(notes),
+        pure_16bit=pure,
+        amp=mixed_asked,
+        nf4=bool(nf4) and precision is Precision.INT4,
+        lora_targets=targets,
+        cpu_offload=bool(cpu_offload) and trains,
+        attention=att,
     )
 
 
@@ -366,19 +514,65 @@ def _head_dim(m: Model) -> int:
     return int(m.head_dim or ((m.hidden or 0) // (m.heads or 1)))
 
 
+def _block_params(m: Model) -> tuple[int, int]:
+    """(attention, MLP) weight-matrix parameters of one block (all experts for MoE)."""
+    h, d, a = int(m.hidden or 0), _head_dim(m), int(m.heads or 1)
+    kv = int(m.kv_heads or a)
+    f = int(m.ffn or 4 * h)
+    attn = 2 * h * a * d + 2 * h * kv * d
+    mats = 3 if m.kind in _GATED_KINDS else 2
+    mlp = mats * h * f * ((m.experts or 1) if m.kind == "moe-decoder" else 1)
+    return attn, mlp
+
+
 def _embedding_params(m: Model) -> int:
-    if m.vocab and m.hidden:
-        return int(m.vocab * m.hidden)
-    return 0
+    """Token embedding plus an untied LM head: the 16-bit part of a quantized checkpoint.
+
+    bitsandbytes, GPTQ and AWQ quantize the blocks' linear layers only; nn.Embedding and
+    ``lm_head`` stay in 16 bits (transformers' bitsandbytes integration skips ``lm_head``).
+    Whether the head is tied is read off the parameter count: blocks + V*h vs blocks + 2*V*h.
+    """
+    hit = _EMB_CACHE.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    n = _embedding_params_uncached(m)
+    _EMB_CACHE[id(m)] = (m, n)
+    return n
 
 
-def lora_params(m: Model, rank: int) -> int:
-    """Adapter parameters for rank-r LoRA on every linear layer of the blocks."""
+_EMB_CACHE: dict[int, tuple[Any, int]] = {}
+
+
+def _embedding_params_uncached(m: Model) -> int:
+    if not (m.vocab and m.hidden):
+        return 0
+    emb = int(m.vocab * m.hidden)
+    if m.kind in _LM_KINDS and m.layers and m.kind != "moe-decoder":
+        attn, mlp = _block_params(m)
+        blocks = m.layers * (attn + mlp)
+        if abs(m.params - (blocks + 2 * emb)) < abs(m.params - (blocks + emb)):
+            return 2 * emb
+    return emb
+
+
+def lora_params(m: Model, rank: int, targets: str = "all-linear") -> int:
+    """Adapter parameters for rank-r LoRA on the blocks' linear layers.
+
+    Per block: r*(h+a*d) for q and o each, r*(h+kv*d) for k and v each, r*(h+f) per MLP
+    matrix (3 for gated MLPs). ``targets``: "qv" (the LoRA paper's choice), "attention"
+    (q, k, v, o), "all-linear" (QLoRA's and PEFT's "all-linear").
+    """
     if m.kind in TRANSFORMER_KINDS and m.layers and m.hidden:
         h, d, a = m.hidden, _head_dim(m), int(m.heads or 1)
         kv = m.kv_heads or a
         f = m.ffn or 4 * h
-        attn = rank * (h + a * d) * 2 + rank * (h + kv * d) * 2
+        q = rank * (h + a * d)
+        v = rank * (h + kv * d)
+        if targets == "qv":
+            return int(m.layers * (q + v))
+        attn = 2 * q + 2 * v
+        if targets == "attention":
+            return int(m.layers * attn)
         mats = 3 if m.kind in _GATED_KINDS else 2
         experts = (m.experts or 1) if m.kind == "moe-decoder" else 1
         mlp = mats * rank * (h + f) * experts
@@ -387,93 +581,207 @@ def lora_params(m: Model, rank: int) -> int:
     return int(_trainable_params(m) * 0.01 * rank / LORA_RANK)
 
 
+def _lora_dropout_bytes(m: Model, targets: str) -> float:
+    """Per block and token: PEFT applies ``lora_dropout`` to each adapted module's input
+    separately and lora_A saves that copy (2 bytes) plus the dropout mask (1 byte)
+    (peft/tuners/lora/layer.py, Linear.forward: ``lora_A(dropout(x))``)."""
+    h, d, a = int(m.hidden or 0), _head_dim(m), int(m.heads or 1)
+    f = int(m.ffn or 4 * h)
+    if targets == "qv":
+        widths = 2 * h
+    elif targets == "attention":
+        widths = 3 * h + a * d
+    else:
+        widths = 3 * h + a * d + (2 * h + f if m.kind in _GATED_KINDS else h + f)
+    return 3.0 * widths
+
+
 def _trainable_params(m: Model) -> int:
     if m.kind == "diffusion" and m.components:
         return sum(c.params for c in m.components if c.role == "denoiser")
     return int(m.params)
 
 
-def _weight_bytes(m: Model, precision: Precision, *, nf4: bool = False) -> float:
-    per = NF4_DQ_BYTES if nf4 else _WEIGHT_BYTES[precision]
+def _quant_bytes(w: Workload) -> float:
+    if w.nf4:
+        return NF4_DQ_BYTES if w.method is Method.QLORA else NF4_BYTES
+    return _WEIGHT_BYTES[w.precision]
+
+
+def _weight_bytes(m: Model, w: Workload, precision: Precision | None = None) -> float:
+    p = precision or w.precision
+    per = _WEIGHT_BYTES[p] if precision is not None else _quant_bytes(w)
+    if w.amp and p in (Precision.FP16, Precision.BF16):
+        per = 4.0  # fp32 weights, autocast computes in 16 bits
     if per >= 2.0:
         return m.params * per
+    if m.kind == "diffusion" and m.components:
+        return sum(b for _, b, _ in _component_bytes(m, w, per))
     emb = _embedding_params(m)
     return (m.params - emb) * per + emb * 2.0
+
+
+def _component_bytes(m: Model, w: Workload, per: float) -> list[tuple[Any, float, bool]]:
+    """(component, bytes, quantized) of a diffusion pipeline at ``per`` bytes per quantized weight.
+
+    The denoiser and the text encoders are quantized, the VAE stays 16-bit; T5's feed-forward
+    output projection is kept out of quantization (fp32 under bitsandbytes, 16-bit otherwise).
+    The small CLIP encoder counts as quantized too (a few hundred MB either way).
+    """
+    out = []
+    for c in m.components:
+        if c.role == "vae":
+            out.append((c, c.params * 2.0, False))
+            continue
+        keep = T5_KEEP_FRACTION * c.params if "t5" in c.name.lower() else 0.0
+        keep_bytes = 4.0 if (w.nf4 or w.precision is Precision.INT8) else 2.0
+        out.append((c, (c.params - keep) * per + keep * keep_bytes, True))
+    return out
+
+
+def _adafactor_bytes(m: Model) -> float:
+    """Adafactor's factored second moment: 4*(rows+cols) bytes per matrix, i.e. 4*(1/h + 1/f)
+    per parameter of an h x f matrix (Shazeer & Stern 2018, section 3)."""
+    h = m.hidden or m.denoiser_hidden or 1024
+    f = m.ffn or 4 * h
+    return 4.0 * (1.0 / h + 1.0 / f)
+
+
+def _opt_bytes(m: Model, w: Workload, states_16: bool) -> float:
+    if w.optimizer is Optimizer.ADAFACTOR:
+        return _adafactor_bytes(m)
+    return (_OPT_STATE_16 if states_16 else _OPT_STATE_FP32)[w.optimizer]
+
+
+def _largest_matrix(m: Model) -> float:
+    h = int(m.hidden or m.denoiser_hidden or 0)
+    f = int(m.ffn or 4 * h)
+    return float(h * max(f, h))
 
 
 def _terms(m: Model, w: Workload) -> _Terms:
     """Per-card bytes for one card of the workload (before framework overhead)."""
     n = w.num_gpus
     par = w.parallelism
-    act16 = _ACT_FACTOR[w.precision]
     trains = w.trains
+    K = _K
+    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    act_fixed = 0.0
 
     # --- weights, gradients, optimizer
     if not trains:
-        weights = _weight_bytes(m, w.precision)
+        weights = _weight_bytes(m, w)
         if w.offload_text_encoders and m.components:
             # the prompt is encoded once, then the encoders go back to CPU RAM (diffusers'
-            # enable_model_cpu_offload): the peak holds denoiser + VAE, not the encoders
-            per = weights / m.params
-            weights -= per * sum(c.params for c in m.components if c.role == "text_encoder")
+            # enable_model_cpu_offload)
+            per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
+            if per >= 2.0:
+                weights -= per * sum(c.params for c in m.components if c.role == "text_encoder")
+            else:
+                weights -= sum(b for c, b, _ in _component_bytes(m, w, per) if c.role == "text_encoder")
         grads = opt = 0.0
     elif w.method is Method.FULL:
-        mixed = w.precision is not Precision.FP32
-        if m.kind == "diffusion" and m.components:
-            train_p = _trainable_params(m)
-            frozen = m.params - train_p
-            weights = train_p * (2.0 if mixed else 4.0) + frozen * (2.0 if mixed else 4.0)
+        train_p = _trainable_params(m)
+        frozen = m.params - train_p
+        if w.precision is Precision.FP32:
+            wb, gb, states_16 = 4.0, 4.0, False
+        elif w.pure_16bit:
+            # pure 16-bit: bf16 weights, bf16 gradients, torch AdamW states in the weights' dtype
+            wb, gb, states_16 = 2.0, 2.0, True
         else:
-            train_p = int(m.params)
-            weights = train_p * (2.0 if mixed else 4.0)
-        grads = train_p * (2.0 if mixed else 4.0)
-        opt = train_p * (_OPT_MIXED if mixed else _OPT_FP32)[w.optimizer]
+            # mixed precision (ZeRO, Rajbhandari et al. 2020, section 3.1: 16 bytes per parameter
+            # with Adam): 16-bit weights 2 + 16-bit gradients 2 + fp32 master weights 4 + fp32
+            # states (Adam m, v: 8); the master copy is counted in the optimizer column
+            wb, gb, states_16 = 2.0, 2.0, False
+        weights = train_p * wb + frozen * (2.0 if w.precision is not Precision.FP32 else 4.0)
+        grads = train_p * gb
+        opt = train_p * _opt_bytes(m, w, states_16)
+        if w.mixed:
+            opt += train_p * 4.0  # fp32 master weights
     else:
         rank = w.lora_rank or LORA_RANK
-        lp = lora_params(m, rank)
+        lp = lora_params(m, rank, w.lora_targets)
         if w.method is Method.QLORA:
-            weights = _weight_bytes(m, Precision.INT4, nf4=True) + lp * 2.0
+            # QLoRA: NF4 base; bf16 adapters and gradients; paged AdamW with 32-bit states
+            weights = _weight_bytes(m, w) + lp * 2.0
             grads = lp * 2.0
-            opt = lp * 8.0
+            opt = lp * _opt_bytes(m, w, False)
         else:
-            if w.precision in (Precision.FP16, Precision.BF16):
-                weights = m.params * 2.0
+            weights = _weight_bytes(m, w)
+            if w.pure_16bit:
+                weights += lp * 2.0
+                grads = lp * 2.0
+                opt = lp * _opt_bytes(m, w, True)
             else:
-                weights = _weight_bytes(m, w.precision)
-            weights += lp * 4.0
-            grads = lp * 4.0
-            opt = lp * _OPT_FP32[w.optimizer]
+                # PEFT keeps adapters in fp32 (autocast_adapter_dtype=True)
+                weights += lp * 4.0
+                grads = lp * 4.0
+                opt = lp * _opt_bytes(m, w, False)
+            if w.amp:
+                # fp32 base under autocast: each matmul gets a 16-bit copy of its frozen weight,
+                # which F.linear saves for the backward (grad of the input needs the weight)
+                act_fixed += 2.0 * m.params
+        if quantized:
+            # bitsandbytes dequantizes the current layer's weight to 16 bits for each matmul
+            # (bitsandbytes/autograd/_functions.py, MatMul4Bit: F.dequantize_4bit(B).to(A.dtype));
+            # the same one-matrix transient bounds the load-time peak, since transformers moves
+            # each 16-bit tensor to the card and quantizes it there, one layer at a time
+            act_fixed += _largest_matrix(m) * 2.0
+    if not trains and quantized:
+        act_fixed += _largest_matrix(m) * 2.0
 
     split_model = par in (Parallelism.SHARDED, Parallelism.TENSOR, Parallelism.PIPELINE) and n > 1
-    act_fixed = 0.0
-    if split_model:
-        weights /= n
-        grads /= n
-        opt /= n
-        if par is Parallelism.SHARDED and m.layers:
-            # one block's full weights gathered (and its gradient before reduce-scatter)
-            act_fixed += 2 * (m.params / m.layers) * 2.0
+    if split_model or (w.cpu_offload and trains):
+        layers = m.layers or m.denoiser_layers
+        block_w = weights / layers if layers else 0.0  # no block structure known: no gather term
+        if w.cpu_offload and trains:
+            # ZeRO-3 / FSDP offload: parameters, gradients and optimizer states live in CPU RAM
+            weights = grads = opt = 0.0
+        else:
+            weights /= n
+            grads /= n
+            opt /= n
+        if par is Parallelism.SHARDED or w.cpu_offload:
+            # the unit being computed is gathered in full, and FSDP prefetches the next one
+            act_fixed += 2 * block_w
+            # the root unit (embeddings, final norm, LM head) stays gathered for the whole step
+            # (FSDP does not reshard the root after forward) and, when trained, its gradient is
+            # materialized unsharded before the reduce-scatter (torch.distributed.fsdp docs)
+            root = _embedding_params(m) * 2.0
+            act_fixed += root * (2.0 if (w.method is Method.FULL and trains) else 1.0)
 
     # --- activations and KV cache, per sample
     kv = 0.0
+    act16_base = _ACT_FACTOR[w.precision]
+    # autocast keeps part of the activations in fp32 (transformer formula only)
+    act16 = K["mixed_act_factor"] if w.mixed else act16_base
     if m.kind in TRANSFORMER_KINDS and m.activation_mb_per_sample is None:
         s = w.seq_len or m.default_seq_len or 512
         h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
         f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
-        f_coef = 6 if m.kind in _GATED_KINDS else 4
         if trains:
-            block: float = s * h * 18 + s * f * f_coef
-            if not w.fused_attention:
-                block += 5 * a * s * s
+            kh, kf = _ACT_KEYS[w.method]
+            c_h = K[kh]
+            c_f = K[kf] if m.kind in _GATED_KINDS else 4.0
+            block: float = s * h * c_h + s * f * c_f
+            if w.method is not Method.FULL:
+                block += s * _lora_dropout_bytes(m, w.lora_targets)
             block *= act16
+            if not w.fused_attention:
+                # scores, softmax output, dropout mask and output (Korthikanti et al. 2022): 5*a*s^2
+                # in 16 bits; autocast runs softmax in fp32 (2 more bytes), fp32 doubles it
+                quad = 5 * a * s * s
+                block += quad * (2.0 if w.precision is Precision.FP32 else 1.0) + (
+                    2 * a * s * s if w.mixed else 0.0
+                )
             if w.grad_checkpointing:
-                per = L * 2 * s * h * act16 + block
+                per = L * 2 * s * h * act16 + block  # each block's input + one block recomputed
             else:
                 per = L * block
             if m.kind in _LM_KINDS and m.vocab:
-                per += 6 * s * m.vocab
+                per += K["logit_bytes"] * s * m.vocab
         else:
-            per = (s * (4 * h + 2 * f) + (0 if w.fused_attention else 2 * a * s * s)) * 2 * act16
+            per = (s * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * s * s)) * 2 * act16
             if m.kind in _LM_KINDS and m.vocab:
                 per += 4 * m.vocab
             if m.kind != "encoder":
@@ -481,33 +789,74 @@ def _terms(m: Model, w: Workload) -> _Terms:
                 kv_bytes = 4.0 if w.precision is Precision.FP32 else 2.0
                 per_token = m.kv_cache_dim or 2 * (m.kv_heads or a) * _head_dim(m)
                 kv = dec_layers * per_token * s * kv_bytes
+                if m.kind == "speech":
+                    # cross-attention keys and values over the encoder's frames, per decoder layer,
+                    # held for the whole decode (the encoder's own working set comes earlier and
+                    # is smaller than this decode-time peak)
+                    kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
         act = per
     else:
         base = (m.activation_mb_per_sample or 0.0) * 1e6 * _res_factor(m, w.resolution)
         if m.kind == "diffusion":
             # figure is fp16 inference for one image
-            act = base * act16
+            act = base * act16_base
             if trains:
                 act *= DIFFUSION_TRAIN_FACTOR
                 if w.grad_checkpointing:
                     act *= CNN_CHECKPOINT_FRACTION
+            else:
+                act = max(act, _vae_decode_bytes(m, w))
         elif m.kind in TRANSFORMER_KINDS:
             # calibrated per-sequence figure (e.g. conv seq2seq), 16-bit training at default seq
             s = w.seq_len or m.default_seq_len or 1
             scale = s / (m.default_seq_len or s)
-            act = base * scale * act16 * (1.0 if trains else CNN_INFERENCE_FRACTION)
+            act = base * scale * act16_base * (1.0 if trains else CNN_INFERENCE_FRACTION)
+        elif not trains:
+            # fp32 training figure; inference keeps about a tenth of it live
+            act = base * (act16_base / 2.0) * CNN_INFERENCE_FRACTION
         else:
-            # fp32 training figure
-            act = base * (act16 / 2.0)
-            if not trains:
-                act *= CNN_INFERENCE_FRACTION
-            elif w.grad_checkpointing:
+            # fp32 training figure; PyTorch AMP keeps ``cnn_amp_fraction`` of it
+            if w.precision is Precision.FP32:
+                act = base
+            elif w.mixed:
+                act = base * K["cnn_amp_fraction"]
+            else:
+                act = base * 0.5
+            if w.grad_checkpointing:
                 act *= CNN_CHECKPOINT_FRACTION
 
     if split_model and par in (Parallelism.TENSOR, Parallelism.PIPELINE):
         act /= n
         kv /= n
     return _Terms(weights, grads, opt, act_fixed, act, kv)
+
+
+_ACT_KEYS = {
+    Method.FULL: ("act_h_full", "act_f_gated_full"),
+    Method.LORA: ("act_h_lora", "act_f_gated_lora"),
+    Method.QLORA: ("act_h_qlora", "act_f_gated_qlora"),
+}
+
+
+def _vae_decode_bytes(m: Model, w: Workload) -> float:
+    """VAE decode of one image: ``vae_live_maps`` feature maps of 128 channels at full resolution.
+
+    fp16 pipelines decode in fp32 (fp16 VAEs overflow; diffusers upcasts when the VAE config
+    says ``force_upcast``, as SDXL's does); bf16 pipelines decode in bf16.
+    """
+    if not any(c.role == "vae" for c in m.components):
+        return 0.0
+    side = w.resolution or _res_side(m)
+    # diffusers' Stable Diffusion (XL) pipelines upcast a fp16 VAE whose config says
+    # force_upcast (SDXL's does: fp16 overflows in its decoder); FluxPipeline never upcasts
+    upcast = w.precision is Precision.FP16 and m.family == "stable-diffusion"
+    bytes_ = 4.0 if (upcast or w.precision is Precision.FP32) else 2.0
+    return _K["vae_live_maps"] * 128 * side * side * bytes_
+
+
+CNN_INFERENCE_FRACTION = 0.1
+CNN_CHECKPOINT_FRACTION = 0.35
+DIFFUSION_TRAIN_FACTOR = 5.0
 
 
 def _res_factor(m: Model, resolution: int | None) -> float:
@@ -535,7 +884,7 @@ def max_batch_per_card(terms: _Terms, gpu: GPU) -> int:
 def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
     """``max_batch_per_card`` for many cards at once (a recommendation checks every card)."""
     fixed = terms.fixed + _overhead_fixed(terms)
-    per = terms.per_sample * (1 + ALLOC_FRACTION)
+    per = terms.per_sample * (1 + _K["act_slack"])
     if per <= 0:
         return [1_000_000 if cap >= fixed else 0 for cap in capacities]
     return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
@@ -546,25 +895,47 @@ def total_bytes(terms: _Terms, batch_per_card: float) -> float:
 
 
 def _overhead_fixed(t: _Terms) -> float:
+    """What the process holds beyond the tensors: the CUDA context, cuBLAS's workspace, and the
+    caching allocator's slack (rounding and cached free blocks) on top of what is allocated."""
     return (
-        CUDA_CONTEXT_BYTES
-        + STATE_FRACTION * (t.weights + t.gradients + t.optimizer)
-        + ALLOC_FRACTION * t.act_fixed
+        _K["cuda_context_gb"] * GB
+        + CUBLAS_WORKSPACE_BYTES
+        + _K["state_slack"] * (t.weights + t.gradients + t.optimizer)
+        + _K["act_slack"] * t.act_fixed
     )
 
 
 def _total(t: _Terms, b: float) -> float:
-    return t.fixed + _overhead_fixed(t) + b * t.per_sample * (1 + ALLOC_FRACTION)
+    return t.fixed + _overhead_fixed(t) + b * t.per_sample * (1 + _K["act_slack"])
 
 
 def _max_batch(t: _Terms, capacity: float) -> int:
     room = capacity - t.fixed - _overhead_fixed(t)
-    per = t.per_sample * (1 + ALLOC_FRACTION)
+    per = t.per_sample * (1 + _K["act_slack"])
     if per <= 0:
         return 1_000_000 if room >= 0 else 0
     if room < per:
         return 0
     return int(room // per)
+
+
+def category(model: Model, w: Workload) -> str:
+    """The calibration category an estimate's band comes from."""
+    if model.kind == "cnn":
+        return "cnn"
+    if model.kind == "diffusion":
+        return "diffusion"
+    if model.kind == "speech":
+        return "speech"
+    if model.kind == "encoder":
+        return "encoder"
+    if not w.trains:
+        return "llm-inference"
+    if w.method is Method.QLORA:
+        return "qlora"
+    if w.method is Method.LORA:
+        return "lora"
+    return "full-ft"
 
 
 # --------------------------------------------------------------------------- estimate
@@ -592,10 +963,22 @@ class Estimate:
     measured_note: str | None
     fixed_bytes: float
     per_sample_bytes: float
+    # the band: what the total may really be, from the calibration error of its category
+    low: float = 0.0
+    high: float = 0.0
+    category: str = ""
 
     @property
     def headroom(self) -> float | None:
         return None if self.capacity is None else self.capacity - self.total
+
+    @property
+    def tight(self) -> bool:
+        """The card's capacity falls inside the band: it may or may not fit in practice."""
+        return self.capacity is not None and self.low <= self.capacity <= self.high
+
+    def band_gb(self) -> tuple[float, float]:
+        return round(self.low / GB, 2), round(self.high / GB, 2)
 
     def breakdown_gb(self) -> dict[str, float]:
         parts = {
@@ -628,6 +1011,15 @@ class Estimate:
         }
         if w.lora_rank:
             out["lora_rank"] = w.lora_rank
+        # issue 13's settings, only when they are not the defaults (older readers see no change)
+        if w.pure_16bit:
+            out["pure_16bit"] = True
+        if w.lora_rank and w.lora_targets != "all-linear":
+            out["lora_targets"] = w.lora_targets
+        if w.nf4 and w.method is not Method.QLORA:
+            out["nf4"] = True
+        if w.cpu_offload:
+            out["cpu_offload"] = True
         return out
 
 
@@ -713,6 +1105,11 @@ def estimate(
         fits = (max_b or 0) >= need if basis == "measured" else total <= capacity
         if w.batch_size is None and max_b is not None:
             fits = max_b >= 1
+    cat = category(model, w)
+    lo_rel, hi_rel = _CAL.bands.get(cat, (-0.2, 0.2))
+    # the measured figure m relates to the model's r as r = m * (1 + e), so m = r / (1 + e)
+    low = total / (1.0 + hi_rel)
+    high = total / (1.0 + lo_rel)
     return Estimate(
         model_id=model.id,
         gpu_id=gpu.id if gpu is not None else None,
@@ -732,6 +1129,9 @@ def estimate(
         measured_note=measured_note if basis == "measured" else None,
         fixed_bytes=t.fixed,
         per_sample_bytes=t.per_sample,
+        low=low,
+        high=high,
+        category=cat,
     )
 
 

@@ -46,7 +46,20 @@ from cachetools import LRUCache
 
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
-from bot.core.types import Choice, Context, Intent, Method, Optimizer, Parallelism, Precision, Query, Task
+from bot.core.types import (
+    Choice,
+    Context,
+    Intent,
+    Method,
+    Note,
+    NoteCode,
+    Optimizer,
+    Parallelism,
+    Precision,
+    Query,
+    Task,
+    note,
+)
 
 __all__ = ["parse", "MAX_TEXT"]
 
@@ -152,7 +165,7 @@ _PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
     ),
     (
         _rx(
-            r"\bint8\b|\bint-8\b|\b8[\s-]?bits?\b(?![\s-]*adam)|\bq8(?:_\w+)?\b|\bllm\.int8\b|8位|8比特|八位"
+            r"\bint8\b|\bint-8\b|(?<!adam )(?<!adamw )(?<!adam-)(?<!adamw-)\b8[\s-]?bits?\b(?![\s-]*adam)|\bq8(?:_\w+)?\b|\bllm\.int8\b|8位|8比特|八位"
         ),
         Precision.INT8,
     ),
@@ -172,9 +185,29 @@ _PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
     ),
 )
 _OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
-    (_rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badam[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"), Optimizer.ADAM8BIT),
+    (
+        _rx(r"\bpaged[\s-]?adam\w*[\s-]*8[\s-]?bit\b|\bpaged[\s-]?8[\s-]?bit[\s-]*adam\w*"),
+        Optimizer.PAGED_ADAM8BIT,
+    ),
+    (
+        _rx(r"\b8[\s-]?bit[\s-]*adam\w*|\badamw?[\s-]?8[\s-]?bit\b|\bbnb adam|\bpaged adam"),
+        Optimizer.ADAM8BIT,
+    ),
     (_rx(r"\badam\w*\b"), Optimizer.ADAMW),
     (_rx(r"\bsgd\b"), Optimizer.SGD),
+    (_rx(r"\badafactor\b"), Optimizer.ADAFACTOR),
+)
+# "pure bf16": 16-bit weights and optimizer states, no fp32 master copy (Lightning's "bf16-true")
+_PURE_RE = _rx(r"\bpure[\s-]?(?:bf16|fp16|bfloat16|float16|16[\s-]?bits?|half)\b|\b(?:bf16|fp16)[\s-]true\b")
+_LORA_TARGET_RES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(r"\ball[\s-](?:the\s+)?linear(?:\s+(?:layers?|modules?))?\b|\bevery linear layer\b"), "all-linear"),
+    (_rx(r"\bq[\s_-]?(?:proj)?\s*(?:and|,|&|/)\s*v(?:[\s_-]?proj)?\b|\bqv\b"), "qv"),
+    (
+        _rx(
+            r"\bon\s+(?:the\s+)?attention(?:\s+(?:layers?|projections?|matrices|modules?))?\b|\battention[\s-]only\b"
+        ),
+        "attention",
+    ),
 )
 _PARALLEL_RES: tuple[tuple[re.Pattern[str], Parallelism], ...] = (
     (_rx(r"\bfsdp\b|\bzero[\s-]?3\b|\bdeepspeed\b|\bshard(?:ed|ing)\b"), Parallelism.SHARDED),
@@ -585,8 +618,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     for mn in mentions:
         masked = _blank(masked, mn.start, mn.end)
 
-    notes: list[str] = []
-    suggestions: list[str] = []
+    notes: list[Note] = []
+    suggestions: list[Note] = []
     choices: list[Choice] = []
     clarify = False
 
@@ -613,6 +646,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         False if _NO_FLASH_RE.search(masked) else (True if _FLASH_RE.search(masked) else None)
     )
     offload: bool | None = True if _OFFLOAD_RE.search(masked) else None
+    pure_16bit: bool | None = True if _PURE_RE.search(masked) else None
+    lora_targets: str | None = _first(_LORA_TARGET_RES, masked)
 
     budgets = _budgets(masked, cur, cjk)
 
@@ -670,19 +705,26 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         else:
             rate = cur.table.get(budget_obj.code)
             if rate is None:
-                notes.append(f"I can't convert {budget_obj.text}: no exchange rate for {budget_obj.code}.")
+                notes.append(note(NoteCode.BUDGET_NO_RATE, text=budget_obj.text, code=budget_obj.code))
             else:
                 budget_usd = round(budget_obj.amount * float(rate.usd_per_unit), 2)
                 notes.append(
-                    f"Converted {budget_obj.text} ({budget_obj.amount:,.0f} {budget_obj.code}) to ${budget_usd:,.0f} "
-                    f"at the {rate.date} rate (1 {budget_obj.code} = {float(rate.usd_per_unit):g} USD)."
+                    note(
+                        NoteCode.BUDGET_CONVERTED,
+                        text=budget_obj.text,
+                        amount=budget_obj.amount,
+                        code=budget_obj.code,
+                        usd=budget_usd,
+                        date=rate.date,
+                        rate=float(rate.usd_per_unit),
+                    )
                 )
         if budget_usd is not None:
             bad = _out_of_range("budget_usd", budget_usd, budget_obj.text)
             if bad is not None:  # 10^309 dollars, or a rate that makes it absurd: not used, said
                 out_of_range.append(bad)
                 budget_usd = None
-                notes[:] = [n for n in notes if not n.startswith("Converted ")]
+                notes[:] = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
         if budget_usd is not None and intent is Intent.UNKNOWN:
             intent = Intent.RECOMMEND
 
@@ -706,8 +748,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             if differs and cares and not matcher.has_default(mn.ids):
                 clarify = True
                 family_name = _short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
-                sizes = " or ".join(f"{_vram(matcher, g)} GB" for g in mn.ids)
-                suggestions.append(f"Which {family_name}? The answer differs: {sizes}.")
+                sizes = [_vram(matcher, g) for g in mn.ids]
+                suggestions.append(note(NoteCode.ASK_GPU_VARIANT, family=family_name, sizes=sizes))
                 for g in mn.ids:
                     label = _short_gpu(matcher.display_name("gpu", g))
                     if f"{_vram(matcher, g)} gb" not in label.lower().replace("gb", " gb").replace("  ", " "):
@@ -715,20 +757,29 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                     choices.append(Choice(label=label, text=rewrite(mn, label), id=g))
             else:
                 chosen = default
-                also = ", ".join(_short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default)
-                why = "same memory" if not differs else "the common one"
+                also = [_short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default]
                 notes.append(
-                    f'Took "{mn.text.strip()}" as the {_short_gpu(matcher.display_name("gpu", default))} '
-                    f"({why}; also: {also})."
+                    note(
+                        NoteCode.TOOK_GPU,
+                        typed=mn.text.strip(),
+                        chosen=_short_gpu(matcher.display_name("gpu", default)),
+                        same_memory=not differs,
+                        also=also,
+                    )
                 )
         else:
             pick, why = pick_model(matcher, mn.ids)
             if pick:
                 chosen = pick
-                others = ", ".join(matcher.display_name("model", i) for i in mn.ids if i != pick)
-                reason = "needs about the same memory as" if why == "same size" else "the usual meaning; also"
+                others = [matcher.display_name("model", i) for i in mn.ids if i != pick]
                 notes.append(
-                    f'Took "{mn.text.strip()}" as {matcher.display_name("model", pick)} ({reason} {others}).'
+                    note(
+                        NoteCode.TOOK_MODEL,
+                        typed=mn.text.strip(),
+                        chosen=matcher.display_name("model", pick),
+                        same_size=why == "same size",
+                        others=others,
+                    )
                 )
             else:
                 clarify = True
@@ -738,11 +789,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                     reverse=True,
                 )[:5]
                 names = [matcher.display_name("model", i) for i in ask_ids]
-                suggestions.append(
-                    f'Which model do you mean by "{mn.text.strip()}"? The answer differs: '
-                    + ", ".join(names)
-                    + "."
-                )
+                suggestions.append(note(NoteCode.ASK_MODEL, typed=mn.text.strip(), names=names))
                 choices.extend(
                     Choice(label=n[:80], text=rewrite(mn, n), id=i)
                     for n, i in zip(names, ask_ids, strict=True)
@@ -752,17 +799,22 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         if kind == "model" and not mn.family and not mn.corrected:
             alts = matcher.alternatives(mn.text)
             if alts:
-                others = ", ".join(matcher.display_name("model", i) for i in alts[:3])
+                others = [matcher.display_name("model", i) for i in alts[:3]]
                 notes.append(
-                    f'Took "{mn.text.strip()}" as {matcher.display_name("model", chosen)} (also: {others}).'
+                    note(
+                        NoteCode.TOOK_MODEL_ALSO,
+                        typed=mn.text.strip(),
+                        chosen=matcher.display_name("model", chosen),
+                        others=others,
+                    )
                 )
         if mn.corrected:
             typed = base_text[mn.start : mn.end].strip()
             name = matcher.display_name(kind, chosen)
-            notes.append(f'I took "{typed}" as {name}.')
+            notes.append(note(NoteCode.CORRECTED, typed=typed, name=name))
             near = matcher.suggest(typed, "gpu" if kind == "gpu" else "model", limit=3)
             alt_ids = [chosen] + [m.id for m in near if m.id != chosen]
-            suggestions.append(f"Did you mean {name}?")
+            suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[name]))
             for i in alt_ids[:3]:
                 n = matcher.display_name(kind, i)
                 choices.append(Choice(label=n[:80], text=rewrite(mn, n), id=i))
@@ -776,10 +828,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     if size_model is not None and not models:
         mid, size = size_model
         models.append(mid)
-        notes.append(
-            f'Took "{size:g}B model" as {matcher.display_name("model", mid)}: models of one size '
-            "need about the same memory. Name yours for an exact answer."
-        )
+        notes.append(note(NoteCode.SIZE_MODEL, size=size, name=matcher.display_name("model", mid)))
 
     # unknown names that look like a model ("qwerty-llm-500b"): say so
     if not models:
@@ -788,10 +837,10 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             if any(c.isdigit() for c in word) and not re.fullmatch(
                 r"(?:fp|bf|int|q|nf|sm)\d+|\d+[-_.]?bit", word, re.ASCII
             ):
-                notes.append(f'I don\'t know a model or card called "{word}".')
+                notes.append(note(NoteCode.UNKNOWN_NAME, word=word))
                 near = [x for x in matcher.suggest(word, "any", limit=3) if x.score >= 75]
                 if near:
-                    suggestions.append("Did you mean " + " or ".join(x.name for x in near) + "?")
+                    suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[x.name for x in near]))
                 break
 
     # counts
@@ -822,6 +871,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         suggestions=tuple(suggestions),
         choices=tuple(choices[:25]),
         needs_clarification=clarify,
+        pure_16bit=pure_16bit,
+        lora_targets=lora_targets,
         out_of_range=tuple(out_of_range),
     )
 
@@ -950,5 +1001,7 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
         offload=new.offload if new.offload is not None else last.offload,
         list_kind=new.list_kind or last.list_kind,
-        notes=new.notes + ("Follow-up: kept the rest of your previous question.",),
+        pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
+        lora_targets=new.lora_targets or last.lora_targets,
+        notes=new.notes + (note(NoteCode.FOLLOW_UP),),
     )

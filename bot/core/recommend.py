@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from bot.core import memory, speed
 from bot.core.memory import GB, Estimate, Workload
-from bot.core.types import Intent, Method, Precision, Query, Task
+from bot.core.results import Reason, ReasonCode
+from bot.core.types import Intent, Method, Note, NoteCode, Precision, Query, Task, note
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
@@ -28,7 +29,7 @@ __all__ = [
     "CompareResult",
     "compare",
     "REPRESENTATIVE",
-    "headroom_phrase",
+    "headroom_reason",
 ]
 
 # what "compare two cards" measures when no model is named
@@ -55,6 +56,9 @@ def workload_for(model: Model, q: Query) -> Workload:
         fused_attention=q.fused_attention,
         resolution=q.resolution,
         offload_text_encoders=q.offload,
+        pure_16bit=q.pure_16bit,
+        lora_targets=q.lora_targets,
+        cpu_offload=q.offload,
     )
 
 
@@ -87,14 +91,14 @@ def fit_estimate(catalog: Catalog, model: Model, gpu: GPU | None, q: Query) -> E
     return memory.estimate(model, gpu, workload=w)
 
 
-def headroom_phrase(max_batch: int, need: int, trains: bool) -> str | None:
+def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | None:
     """The 2020 guide's vocabulary ("requires small batch sizes"), relative to this workload."""
     if max_batch >= 1_000_000:
         return None
     if max_batch >= 4 * max(need, 1):
-        return "room for large batches" if trains else "room for many parallel requests"
+        return ReasonCode.ROOM_LARGE_BATCHES if trains else ReasonCode.ROOM_PARALLEL
     if max_batch < 2 * max(need, 1) and trains:
-        return "small batches only"
+        return ReasonCode.SMALL_BATCHES_ONLY
     return None
 
 
@@ -116,7 +120,7 @@ class RecommendResult:
     batch_needed: int
     batch_was_default: bool
     budget_usd: float | None
-    picks: tuple[tuple[Candidate, str], ...]  # (candidate, reason), best first
+    picks: tuple[tuple[Candidate, tuple[Reason, ...]], ...]  # (candidate, reasons), best first
     in_budget: tuple[Candidate, ...]  # every priced card in budget that fits, fastest first
     considered: tuple[Candidate, ...]  # every priced card, for charts
     cheapest_fit: Candidate | None  # ignoring the budget
@@ -124,7 +128,7 @@ class RecommendResult:
     server_fit: Candidate | None = None  # smallest SXM/OAM module that fits, when no workstation card does
     fix: memory.Suggestion | None = None  # a change that makes a card in budget work
     fix_card: Candidate | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[Note, ...] = field(default_factory=tuple)
 
 
 @functools.lru_cache(maxsize=8)
@@ -165,7 +169,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
     best_value = best_value_of(fitting) if fitting else None
 
-    picks: list[tuple[Candidate, str]] = []
+    picks: list[tuple[Candidate, tuple[Reason, ...]]] = []
     if budget is not None:
         chosen: list[Candidate] = []
         if in_budget:
@@ -193,12 +197,12 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         fastest_consumer = consumer[0] if consumer else None
         if fastest_consumer is not None and fastest_consumer not in chosen:
             chosen.append(fastest_consumer)
-        labels = {id(cheapest): "cheapest that fits", id(fastest_consumer): "fastest consumer card"}
+        labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
         for c in chosen[:3]:
             reason = _reason(c, fitting, w, need, model)
             if id(c) in labels:
-                reason += "; " + labels[id(c)]
+                reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
 
     servers = [c for c in cands if c.fits and not buyable(c.gpu)]
@@ -207,9 +211,9 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
         fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
-    notes: list[str] = []
+    notes: list[Note] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
-        notes.append("AMD cards run PyTorch through ROCm: most models work, some CUDA-only kernels do not.")
+        notes.append(note(NoteCode.ROCM))
     return RecommendResult(
         model=model,
         workload=w,
@@ -245,27 +249,30 @@ def best_value_of(pool: list[Candidate]) -> Candidate:
     return max(fair, key=lambda c: c.value or 0)
 
 
-def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> str:
-    bits: list[str] = []
-    seq = f" at seq {w.seq_len}" if w.seq_len else ""
-    bits.append(f"fits batch {c.max_batch}{seq}" if c.max_batch < 100_000 else "fits easily")
-    room = headroom_phrase(c.max_batch, need, w.trains)
+def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> tuple[Reason, ...]:
+    """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at."""
+    bits: list[Reason] = []
+    if c.max_batch < 100_000:
+        bits.append(Reason(ReasonCode.FITS_BATCH, c.max_batch))
+    else:
+        bits.append(Reason(ReasonCode.FITS_EASILY))
+    room = headroom_reason(c.max_batch, need, w.trains)
     if room:
-        bits.append(room)
-    bits.append(f"{c.speed.relative:.2f}x the RTX 3090's speed")
+        bits.append(Reason(room))
+    bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
     if pool:
         fastest = max(pool, key=lambda x: x.speed.relative)
         best_val = best_value_of(pool)
         most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
         if c is fastest:
-            bits.append("fastest in range")
+            bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
         if c is best_val:
-            bits.append("best $/perf in range")
+            bits.append(Reason(ReasonCode.BEST_VALUE))
         if c is most_mem and c.gpu.vram_gb > fastest.gpu.vram_gb:
-            bits.append("most memory")
+            bits.append(Reason(ReasonCode.MOST_MEMORY))
     if c.gpu.software == "rocm":
-        bits.append("ROCm, not CUDA")
-    return "; ".join(bits)
+        bits.append(Reason(ReasonCode.ROCM))
+    return tuple(bits)
 
 
 def _fix_for_budget(

@@ -11,6 +11,11 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "Lang",
+    "NoteCode",
+    "Note",
+    "note",
+    "jsonable",
     "Intent",
     "Task",
     "Method",
@@ -26,6 +31,65 @@ __all__ = [
     "ComparisonRow",
     "Answer",
 ]
+
+
+class Lang(StrEnum):
+    """The language of a reply; the values are the JSON's ``language``."""
+
+    EN = "en"
+    ZH_HANS = "zh-Hans"
+    ZH_HANT = "zh-Hant"
+
+    @property
+    def is_zh(self) -> bool:
+        return self is not Lang.EN
+
+
+class NoteCode(StrEnum):
+    """Something the parser or the engine wants the user to know, beside the verdict."""
+
+    BUDGET_CONVERTED = "budget_converted"  # text, amount, code, usd, date, rate
+    BUDGET_NO_RATE = "budget_no_rate"  # text, code
+    TOOK_GPU = "took_gpu"  # typed, chosen, same_memory (bool), also
+    TOOK_MODEL = "took_model"  # typed, chosen, same_size (bool), others
+    TOOK_MODEL_ALSO = "took_model_also"  # typed, chosen, others
+    CORRECTED = "corrected"  # typed, name
+    SIZE_MODEL = "size_model"  # size, name
+    UNKNOWN_NAME = "unknown_name"  # word
+    FOLLOW_UP = "follow_up"
+    QUANT_TRAIN_AS_LORA = "quant_train_as_lora"  # precision
+    SEQ_TOO_LONG = "seq_too_long"  # model, max, seq
+    ROCM = "rocm"  # card (or none: "AMD cards")
+    LEGACY_CUDA = "legacy_cuda"  # card, arch
+    UNCURATED = "uncurated"  # card
+    OUT_OF_RANGE = "out_of_range"  # field, text, low, high
+    ASK_GPU_VARIANT = "ask_gpu_variant"  # family, sizes (list of GB)
+    ASK_MODEL = "ask_model"  # typed, names
+    DID_YOU_MEAN = "did_you_mean"  # names
+
+
+@dataclass(frozen=True)
+class Note:
+    code: NoteCode
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": str(self.code), **jsonable(self.values)}
+
+
+def note(code: NoteCode, /, **values: Any) -> Note:
+    return Note(code, values)
+
+
+def jsonable(v: Any) -> Any:
+    """Enums as their values, tuples as lists, recursively: what json.dumps can take."""
+    if isinstance(v, StrEnum):
+        return str(v)
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [jsonable(x) for x in v]
+    return v
 
 
 class Intent(StrEnum):
@@ -57,12 +121,19 @@ class Precision(StrEnum):
     FP8 = "fp8"
     INT8 = "int8"
     INT4 = "int4"
+    # The estimate CLI's "mixed-fp16", "mixed-bf16" and "nf4" are not members: Discord's precision
+    # choices are this enum, and speed tables key on it. They map to a member plus Workload flags
+    # (bot.estimate_cli.PRECISIONS).
 
 
 class Optimizer(StrEnum):
     ADAMW = "adamw"
     SGD = "sgd"
     ADAM8BIT = "adam8bit"
+    PAGED_ADAM8BIT = (
+        "paged-adamw-8bit"  # bitsandbytes PagedAdamW8bit: 8-bit states, paged to CPU under pressure
+    )
+    ADAFACTOR = "adafactor"  # factored second moment, no first moment (Shazeer & Stern 2018)
 
 
 class Parallelism(StrEnum):
@@ -120,14 +191,19 @@ class Query:
     gpu_counts: tuple[int, ...] = ()  # per card in ``gpus`` when a comparison names different counts
     list_kind: str | None = None  # "gpus" | "models" | None
     text: str = ""
-    # What the parser wants the user to see: budget conversions, defaults it
-    # chose ("took BERT as BERT-Base"), did-you-mean lines, questions back.
-    notes: tuple[str, ...] = ()
-    suggestions: tuple[str, ...] = ()
+    # What the parser wants the user to see, as codes with values (the phrasing
+    # layer writes them in the reply's language): budget conversions, defaults
+    # it chose ("took BERT as BERT-Base"), names it did not know; and the
+    # questions it asks back or the did-you-mean it offers (``suggestions``).
+    notes: tuple[Note, ...] = ()
+    suggestions: tuple[Note, ...] = ()
     choices: tuple[Choice, ...] = ()
     # True when the parser could not decide something that changes the
     # answer (e.g. "4060 Ti": 8 or 16 GB) and asks back instead.
     needs_clarification: bool = False
+    # training knobs of the memory model (issue 13); None = the engine's default
+    pure_16bit: bool | None = None  # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy
+    lora_targets: str | None = None  # "qv" | "attention" | "all-linear"
     # Numbers that were read but not used because they are out of range (see OutOfRange).
     out_of_range: tuple[OutOfRange, ...] = ()
 
@@ -137,6 +213,7 @@ class Context:
     """Conversation state carried between follow-ups (per channel + user)."""
 
     last: Query | None = None
+    language: Lang | None = None  # the conversation's language; a follow-up keeps it unless the user switches
 
 
 @dataclass(frozen=True)
@@ -154,6 +231,11 @@ class FitEntry:
     headroom_gb: float | None = None
     measured_note: str | None = None
     capacity_gb: float | None = None  # the card in 1e9-byte GB (a "24 GB" card is 25.8), like required_gb
+    fixes: tuple[dict[str, Any], ...] = ()  # changes that would make it fit (results.FixOption.to_json)
+    low_gb: float | None = None  # the band around required_gb, from the calibration error of its category
+    high_gb: float | None = None
+    tight: bool = False  # the card's capacity falls inside the band
+    band_category: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -169,6 +251,11 @@ class FitEntry:
             "assumptions": dict(self.assumptions),
             "headroom_gb": self.headroom_gb,
             "capacity_gb": self.capacity_gb,
+            "fixes": [dict(f) for f in self.fixes],
+            "low_gb": self.low_gb,
+            "high_gb": self.high_gb,
+            "tight": self.tight,
+            "band_category": self.band_category,
         }
 
 
@@ -189,11 +276,13 @@ class Recommendation:
     throughput: float | None = None  # images/s or tokens/s, when measured or modelled in those units
     throughput_unit: str | None = None
     price_label: str = ""  # "$900 used est. (2026-05)": how every surface shows the price
+    reasons: tuple[dict[str, Any], ...] = ()  # results.Reason.to_json: why, as codes
 
     def to_json(self) -> dict[str, Any]:
         return {
             "gpu": self.gpu,
             "name": self.name,
+            "reasons": [dict(r) for r in self.reasons],
             "price_usd": self.price_usd,
             "price_date": self.price_date,
             "price_kind": self.price_kind,
@@ -262,18 +351,31 @@ class Answer:
     query: Query
     verdict: str
     details: tuple[str, ...] = ()
-    assumptions: tuple[str, ...] = ()
-    basis: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()  # phrased, in the reply's language
+    basis: tuple[str, ...] = ()  # phrased, in the reply's language
     fit: tuple[FitEntry, ...] = ()
     recommendations: tuple[Recommendation, ...] = ()
     comparison: tuple[ComparisonRow, ...] = ()
     suggestions: tuple[str, ...] = ()
     choices: tuple[Choice, ...] = ()
     sources: tuple[str, ...] = ()
-    # every card a recommendation weighed (picks included), for charts; not in the JSON
-    candidates: tuple[ComparisonRow, ...] = ()
     context: Context = field(default_factory=Context)
     text: str = ""
+    language: Lang = Lang.EN
+    # the same facts as data, for tools (language-free): what the numbers were computed with,
+    # where they come from, and the notes the phrased lines were written from
+    assumed: tuple[Any, ...] = ()  # results.Assumption
+    basis_codes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
+
+    @property
+    def candidates(self) -> tuple[ComparisonRow, ...]:
+        """Every card a recommendation weighed (picks included), for charts; not in the JSON."""
+        from bot.core.engine.picks import candidate_rows
+        from bot.core.results import RecommendResult
+
+        return candidate_rows(self.result) if isinstance(self.result, RecommendResult) else ()
 
     def to_json(self) -> dict[str, Any]:
         q = self.query
@@ -295,8 +397,11 @@ class Answer:
             "suggestions": list(self.suggestions),
             "choices": [{"label": c.label, "text": c.text, "id": c.id} for c in self.choices],
             "verdict": self.verdict,
-            "assumptions": list(self.assumptions),
-            "basis": list(self.basis),
+            "language": str(self.language),
+            "assumed": {str(a.name): jsonable(a.value) for a in self.assumed},
+            "assumptions": [a.to_json() for a in self.assumed],
+            "basis": list(self.basis_codes),
+            "notes": [n.to_json() for n in self.notes],
             "sources": list(self.sources),
             "text": self.text,
         }

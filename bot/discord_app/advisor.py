@@ -41,7 +41,8 @@ import discord
 from cachetools import LRUCache, TTLCache
 
 from bot.config import Bounds, Settings
-from bot.core.types import Answer, Choice, Context, Intent, Query
+from bot.core.phrase.catalog import t
+from bot.core.types import Answer, Choice, Context, Intent, Lang, Query
 
 from .chart import CHART_FILENAME, render_chart
 from .context_store import CompactChoices, ContextStore, Cooldown, Notices
@@ -104,9 +105,9 @@ class RateDecision:
     retry_after_s: float = 0.0
 
 
-def rate_notice(decision: RateDecision) -> str:
-    """The notice for ``Rate.NOTICE`` (the phrasing layer will take it over): when to ask again."""
-    return f"You're asking faster than I can keep up. Try again in {max(1, round(decision.retry_after_s))} s."
+def rate_notice(decision: RateDecision, lang: Lang = Lang.EN) -> str:
+    """The notice for ``Rate.NOTICE``, from the message catalog: when to ask again."""
+    return t(lang, "discord.cooldown", s=max(1, round(decision.retry_after_s)))
 
 
 # -- the worker pool -----------------------------------------------------------------
@@ -388,20 +389,35 @@ class Advisor:
     # -- the one call into the core ------------------------------------------------
 
     def ask(
-        self, question: str | Query, *, channel_id: int, user_id: int, use_context: bool = True
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
     ) -> Answer:
         """answer() with the stored context for (channel, user); stores the new one.
+
+        ``locale`` is the asker's Discord locale (slash commands and buttons),
+        used when the question's own words do not settle the language.
         Runs where it is called: the Discord surfaces use :meth:`ask_async`."""
         if isinstance(question, str):
             question = clip_question(question)
         context = self.contexts.get(channel_id, user_id) if use_context else None
-        result = self._answer(question, context, catalog=self.catalog)
+        result = self._answer(question, context, catalog=self.catalog, locale=locale)
         if isinstance(result.context, Context):
             self.contexts.put(channel_id, user_id, result.context)
         return result
 
     async def ask_async(
-        self, question: str | Query, *, channel_id: int, user_id: int, use_context: bool = True
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
     ) -> Answer:
         """:meth:`ask` with answer() in the worker pool (time-limited); the stores are only
         touched here, on the event loop. Raises AnswerTimeout or PoolBusy."""
@@ -413,7 +429,7 @@ class Advisor:
         q = question
         cost = len(q) if isinstance(q, str) else 50
         result = await self.pool.run(
-            lambda: answer_fn(q, context, catalog=catalog),
+            lambda: answer_fn(q, context, catalog=catalog, locale=locale),
             cost_chars=cost,
             time_limit=self.bounds.answer_time_limit_s,
         )
@@ -432,12 +448,12 @@ class Advisor:
             return RateDecision(Rate.NOTICE, retry)
         return RateDecision(Rate.COLLAPSED, retry)
 
-    def cooldown_notice(self, user_id: int) -> tuple[bool, str | None]:
+    def cooldown_notice(self, user_id: int, lang: Lang = Lang.EN) -> tuple[bool, str | None]:
         """(allowed, notice): the notice for the first limited question in a window, None after."""
         decision = self.rate(user_id)
         if decision.rate is Rate.ALLOWED:
             return True, None
-        return False, rate_notice(decision) if decision.rate is Rate.NOTICE else None
+        return False, rate_notice(decision, lang) if decision.rate is Rate.NOTICE else None
 
     # -- per-message bookkeeping ----------------------------------------------------
 
@@ -529,15 +545,24 @@ class Advisor:
     async def answer_interaction(
         self, interaction: discord.Interaction, question: str | Query, *, use_context: bool = True
     ) -> None:
+        lang = interaction_lang(interaction) or Lang.EN
+        if isinstance(question, str):
+            from bot.core.language import detect
+
+            lang = detect(question, locale=lang)
         decision = self.rate(interaction.user.id)
         if decision.rate is not Rate.ALLOWED:
             # ephemeral, seen only by them: every limited command is told, never silence
-            await self.notify(interaction, rate_notice(decision))
+            await self.notify(interaction, rate_notice(decision, lang))
             return
         channel_id = interaction.channel_id or interaction.user.id
         job = asyncio.ensure_future(
             self.ask_async(
-                question, channel_id=channel_id, user_id=interaction.user.id, use_context=use_context
+                question,
+                channel_id=channel_id,
+                user_id=interaction.user.id,
+                use_context=use_context,
+                locale=interaction_lang(interaction),
             )
         )
         charted = isinstance(question, Query) and question.intent in (Intent.RECOMMEND, Intent.COMPARE)
@@ -556,6 +581,13 @@ class Advisor:
             await self.notify(interaction, BUSY)
             return
         await self.respond(interaction, result)
+
+
+def interaction_lang(interaction: discord.Interaction) -> Lang | None:
+    """The user's Discord locale as a reply language (zh-CN, zh-TW; English otherwise)."""
+    from bot.core.language import from_locale
+
+    return from_locale(str(getattr(interaction, "locale", "") or ""))
 
 
 def clip_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:

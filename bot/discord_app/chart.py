@@ -14,9 +14,12 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 
+from bot.core.phrase import fmt
+from bot.core.phrase.catalog import t
 from bot.core.types import Answer
 
 __all__ = ["ChartPoint", "chart_points", "render_chart", "render_chart_file", "CHART_FILENAME"]
@@ -119,7 +122,10 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
 
+    lang = answer.language
     fig = Figure(figsize=(7, 4.2), dpi=100)
+    if lang.is_zh:
+        _use_cjk_font(matplotlib)
     ax = fig.add_subplot(1, 1, 1)
     max_vram = max(p.vram_gb for p in points) or 1.0
     # labels of the picks alternate above and below their marker so neighbours do not overlap
@@ -156,10 +162,16 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
             )
     budget = answer.query.budget_usd
     if budget and answer.recommendations:
-        ax.axvline(budget, color="#e67e22", linestyle="--", linewidth=1, label=f"budget ${budget:,.0f}")
+        ax.axvline(
+            budget,
+            color="#e67e22",
+            linestyle="--",
+            linewidth=1,
+            label=t(lang, "chart.budget", amount=fmt.usd(budget, lang)),
+        )
         ax.legend(loc="lower right", fontsize=8)
-    ax.set_xlabel("price (USD)")
-    ax.set_ylabel("relative speed")
+    ax.set_xlabel(t(lang, "chart.x"))
+    ax.set_ylabel(t(lang, "chart.y"))
     ax.set_title(_title(answer), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.margins(x=0.25, y=0.25)
@@ -168,8 +180,7 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
     fig.text(
         0.01,
         0.01,
-        "size / number = VRAM GB · circle = measured speed, diamond = modelled"
-        " · green = picks, blue = fits, grey = doesn't",
+        t(lang, "chart.legend"),
         fontsize=7,
         alpha=0.7,
     )
@@ -177,6 +188,30 @@ def _draw(answer: Answer, points: list[ChartPoint]) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()
+
+
+# fonts with CJK glyphs, in order of preference; the Docker image installs fonts-wqy-microhei
+CJK_FONTS = (
+    "WenQuanYi Micro Hei",
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Source Han Sans SC",
+    "Droid Sans Fallback",
+)
+
+
+def _use_cjk_font(matplotlib: Any) -> None:
+    """Put the first installed CJK font ahead of DejaVu Sans, so Chinese labels are not boxes."""
+    from matplotlib import font_manager
+
+    have = {f.name for f in font_manager.fontManager.ttflist}
+    found = [f for f in CJK_FONTS if f in have]
+    if found:
+        matplotlib.rcParams["font.sans-serif"] = [*found, *matplotlib.rcParams["font.sans-serif"]]
+    else:
+        log.warning(
+            "no CJK font installed: Chinese chart labels will not render (install fonts-wqy-microhei)"
+        )
 
 
 def _title(answer: Answer) -> str:

@@ -19,6 +19,7 @@ from bot.config import Settings
 from .advisor import APOLOGY, NO_MENTIONS, Advisor
 from .commands import GpuGroup
 from .listeners import handle_delete, handle_edit, handle_message
+from .translator import CatalogTranslator
 
 __all__ = [
     "AdvisorClient",
@@ -118,7 +119,14 @@ def _canon(value: Any, defaults: dict[str, Any], keys: set[str] | None = None) -
         if key == "options":
             v = [_canon(o, _OPTION_DEFAULTS) for o in v or []]
         elif key == "choices":
-            v = [{"name": c.get("name"), "value": c.get("value")} for c in v or []]
+            v = [
+                {
+                    "name": c.get("name"),
+                    "value": c.get("value"),
+                    "name_localizations": c.get("name_localizations") or {},
+                }
+                for c in v or []
+            ]
         elif key in ("contexts", "integration_types", "channel_types") and v is not None:
             v = sorted(v)
         elif key == "default_member_permissions" and v is not None:
@@ -179,9 +187,11 @@ class _AdvisorMixin:
         self.advisor = advisor or Advisor(settings)
         self.tree = AdvisorTree(self)  # type: ignore[arg-type]
         self.tree.add_command(GpuGroup(self.advisor))
+        self._translator = CatalogTranslator()
         self.synced: bool | None = None  # None: not checked yet
 
     async def setup_hook(self) -> None:
+        await self.tree.set_translator(self._translator)
         await self.sync_commands()
 
     async def sync_commands(self) -> bool:
@@ -189,7 +199,11 @@ class _AdvisorMixin:
         guild = discord.Object(id=self.settings.dev_guild_id) if self.settings.dev_guild_id else None
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
-        local = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        # what sync would send, names and descriptions localized (zh-CN, zh-TW)
+        local = [
+            await c.get_translated_payload(self.tree, self._translator)
+            for c in self.tree.get_commands(guild=guild)
+        ]
         http = self.http  # type: ignore[attr-defined]
         app_id = self.application_id  # type: ignore[attr-defined]
         try:

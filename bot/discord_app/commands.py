@@ -14,9 +14,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.core.types import Intent, Method, Precision, Query, Task
+from bot.core.phrase.catalog import t
+from bot.core.types import Intent, Lang, Method, Precision, Query, Task
 
-from .advisor import Advisor, truncate
+from .advisor import Advisor, interaction_lang, truncate
 
 __all__ = ["GpuGroup", "TASK_CHOICES", "METHOD_CHOICES", "PRECISION_CHOICES", "resolve_name"]
 
@@ -42,7 +43,6 @@ Batch = app_commands.Range[int, 1, 65_536]
 SeqLen = app_commands.Range[int, 1, 2_097_152]
 Count = app_commands.Range[int, 1, 1024]
 
-KIND_WORD = {"gpu": "GPU", "model": "model", "any": "GPU or model"}
 LIST_HINT = {"gpu": "/gpu list kind:GPUs", "model": "/gpu list kind:models", "any": "/gpu list"}
 
 
@@ -108,11 +108,20 @@ class GpuGroup(
     ) -> tuple[str, str] | None:
         found = resolve_name(self.advisor.matcher, value, kind)
         if found is None:
+            lang = interaction_lang(interaction) or Lang.EN
             hints = [c.name for c in (await _complete(self.advisor.matcher, value, kind))[:3]]
-            text = f"I don't know a {KIND_WORD[kind]} called “{truncate(value, 80)}” (option `{option}`)."
+            text = t(
+                lang,
+                "discord.unknown_name",
+                kind=t(lang, f"discord.kind.{kind}"),
+                value=truncate(value, 80),
+                option=option,
+            )
             if hints:
-                text += " Did you mean: " + ", ".join(f"**{h}**" for h in hints) + "?"
-            text += f" Pick one from the list as you type, or see `{LIST_HINT[kind]}`."
+                text += t(
+                    lang, "discord.did_you_mean", names=t(lang, "sep.list").join(f"**{h}**" for h in hints)
+                )
+            text += t(lang, "discord.pick_from_list", hint=LIST_HINT[kind])
             await self.advisor.notify(interaction, text)
         return found
 

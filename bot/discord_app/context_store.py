@@ -115,7 +115,8 @@ def _text_bytes(texts: tuple[str, ...]) -> int:
 def context_bytes(query: Query, choices: CompactChoices | None) -> int:
     """Estimated bytes one stored context holds (used to bound the store in bytes)."""
     size = _ENTRY_OVERHEAD + sys.getsizeof(query.text)
-    size += _text_bytes(query.notes) + _text_bytes(query.suggestions)
+    size += sum(_ENTRY_OVERHEAD // 4 + len(str(getattr(n, "values", n))) for n in query.notes)
+    size += _text_bytes(tuple(str(x) for x in query.suggestions))
     size += _text_bytes(query.models) + _text_bytes(query.gpus)
     if choices is not None:
         size += choices.nbytes()

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable
 
 import discord
 
-from bot.core.types import Answer, ComparisonRow, FitEntry, Intent, Recommendation
+from bot.core.phrase import fmt
+from bot.core.phrase.catalog import t
+from bot.core.types import Answer, ComparisonRow, FitEntry, Intent, Lang, Recommendation
 
 __all__ = [
     "LIMITS",
@@ -74,31 +76,29 @@ def wants_chart(answer: Answer) -> bool:
     return sum(1 for price, speed in rows if price is not None and speed is not None) >= 1
 
 
-def _gb(value: float | None) -> str:
+def _gb(value: float | None, lang: Lang = Lang.EN) -> str:
     if value is None:
         return "?"
-    if value >= 100:
-        return f"{value:,.0f} GB"
-    if value >= 10:
-        return f"{value:.0f} GB" if value == int(value) else f"{value:.1f} GB"
-    return f"{value:.1f} GB"
+    if value >= 10 and value == int(value):
+        return f"{fmt.num(value, lang)} GB"
+    return fmt.gb(value, lang)
 
 
-def _price(price: float | None, kind: str | None = None, date: str | None = None) -> str:
+def _price(price: float | None, lang: Lang, date: str | None = None) -> str:
     if price is None:
-        return "price unknown"
-    text = f"${price:,.0f}"
-    if kind:
-        text += f" {kind}"
+        return t(lang, "embed.price_unknown")
+    text = fmt.usd(price, lang)
     if date:
-        text += f" ({date})"
+        text += f" ({fmt.month(date, lang)})"
     return text
 
 
-def _speed(speed: float | None, basis: str) -> str:
+def _speed(speed: float | None, basis: str, lang: Lang = Lang.EN) -> str:
     if speed is None:
-        return "speed unknown"
-    return f"{speed:.2f}x ({basis})"
+        return t(lang, "embed.speed_unknown")
+    return t(
+        lang, "embed.speed", x=fmt.ratio(speed, lang), basis=t(lang, f"embed.basis.{basis.replace(' ', '_')}")
+    )
 
 
 NameOf = Callable[[str, str], str]  # (kind "gpu" | "model", id) -> display name
@@ -108,65 +108,69 @@ def _ids(kind: str, ident: str) -> str:
     return ident
 
 
-_BREAKDOWN_LABELS = {"kv_cache": "KV cache", "overhead": "CUDA + allocator"}
-_BREAKDOWN_PART = re.compile(r"^[A-Za-z][\w +/-]* [\d.,]+ [KMGT]i?B$")
+_BREAKDOWN_PART = re.compile(r"^[^\W\d][^|]* [\d.,]+ [KMGT]i?B$")
 
 
-def _rec_field(rank: int, rec: Recommendation) -> tuple[str, str]:
+def _rec_field(rank: int, rec: Recommendation, lang: Lang = Lang.EN) -> tuple[str, str]:
     name = f"{rank}. {rec.name}"
     parts = [
-        rec.price_label or _price(rec.price_usd, rec.price_kind, rec.price_date),
-        f"{_gb(rec.vram_gb)} VRAM",
-        _speed(rec.relative_speed, rec.speed_basis),
+        rec.price_label or _price(rec.price_usd, lang, rec.price_date),
+        t(lang, "embed.vram", gb=_gb(rec.vram_gb, lang)),
+        _speed(rec.relative_speed, rec.speed_basis, lang),
     ]
     if rec.max_batch_size is not None:
-        parts.append(f"batch {rec.max_batch_size}")
+        parts.append(t(lang, "embed.batch", batch=fmt.num(rec.max_batch_size, lang)))
     if not rec.fits:
-        parts.append("does not fit")
+        parts.append(t(lang, "cmp.does_not_fit"))
     value = " · ".join(parts)
     if rec.reason:
         value += f"\n{rec.reason}"
     return name, value
 
 
-def _fit_field(entry: FitEntry, name_of: NameOf) -> tuple[str, str]:
-    where = name_of("gpu", entry.gpu) if entry.gpu else "any card"
+def _fit_field(entry: FitEntry, name_of: NameOf, lang: Lang = Lang.EN) -> tuple[str, str]:
+    where = name_of("gpu", entry.gpu) if entry.gpu else t(lang, "embed.any_card")
     if entry.num_gpus > 1:
         where = f"{entry.num_gpus}x {where}"
-    verdict = {True: "fits", False: "does not fit", None: "needs"}[entry.fits]
-    name = f"{name_of('model', entry.model)} on {where}: {verdict}"
+    verdict = t(lang, {True: "embed.fits", False: "embed.does_not_fit", None: "embed.needs"}[entry.fits])
+    name = t(lang, "embed.fit_title", model=name_of("model", entry.model), where=where, verdict=verdict)
     lines = []
-    used = f"about {_gb(entry.required_gb)}" + (" per card" if entry.num_gpus > 1 else "")
+    per = t(lang, "fit.per_card") if entry.num_gpus > 1 else ""
+    used = t(lang, "embed.used", gb=_gb(entry.required_gb, lang), per=per)
     if entry.capacity_gb is not None:
         # both figures in 1e9-byte GB: a card sold as "24 GB" holds 25.8 GB
-        used += f" of {_gb(entry.capacity_gb)}"
+        used += t(lang, "embed.of", gb=_gb(entry.capacity_gb, lang))
     if entry.headroom_gb is not None and entry.fits:
-        used += f" ({_gb(entry.headroom_gb)} spare)"
+        used += t(lang, "embed.spare", gb=_gb(entry.headroom_gb, lang))
     lines.append(used)
     if entry.breakdown_gb:
         lines.append(
-            " | ".join(
-                f"{_BREAKDOWN_LABELS.get(k, k.replace('_', ' '))} {_gb(v)}"
-                for k, v in entry.breakdown_gb.items()
-                if v
+            t(lang, "sep.parts").join(
+                t(lang, f"part.{k}", gb=_gb(v, lang)) for k, v in entry.breakdown_gb.items() if v
             )
         )
     if entry.max_batch_size:
         seq = entry.assumptions.get("seq_len") if entry.assumptions else None
-        lines.append(f"largest batch: {entry.max_batch_size}" + (f" at seq {seq}" if seq else ""))
-    lines.append(f"memory {entry.basis}" + (f": {entry.measured_note}" if entry.measured_note else ""))
+        lines.append(
+            t(lang, "embed.largest_batch", mb=fmt.num(entry.max_batch_size, lang))
+            + (t(lang, "fit.at_seq", seq=seq) if seq else "")
+        )
+    lines.append(t(lang, f"embed.memory_{entry.basis}"))
     return name, "\n".join(lines)
 
 
-def _compare_field(row: ComparisonRow) -> tuple[str, str]:
-    parts = [f"{_gb(row.vram_gb)} VRAM", row.price_label or _price(row.price_usd, None, row.price_date)]
+def _compare_field(row: ComparisonRow, lang: Lang = Lang.EN) -> tuple[str, str]:
+    parts = [
+        t(lang, "embed.vram", gb=_gb(row.vram_gb, lang)),
+        row.price_label or _price(row.price_usd, lang, row.price_date),
+    ]
     if row.fits is not None:
-        parts.append("fits" if row.fits else "does not fit")
+        parts.append(t(lang, "embed.fits" if row.fits else "embed.does_not_fit"))
     if row.max_batch_size is not None:
-        parts.append(f"batch {row.max_batch_size}")
-    parts.append(_speed(row.relative_speed, row.speed_basis))
+        parts.append(t(lang, "embed.batch", batch=fmt.num(row.max_batch_size, lang)))
+    parts.append(_speed(row.relative_speed, row.speed_basis, lang))
     if row.value is not None:
-        parts.append(f"{row.value:.2f} speed per $1k")
+        parts.append(t(lang, "embed.value", v=fmt.num(round(row.value, 2), lang, 2)))
     if row.tdp_w is not None:
         parts.append(f"{row.tdp_w} W")
     return row.name, " · ".join(parts)
@@ -185,17 +189,15 @@ def _join(lines: Iterable[str]) -> str:
 def _description_lines(answer: Answer) -> list[str]:
     """``details`` without the lines the fields already show (pick lines, row
     lines, the memory breakdown); parser notes always stay."""
-    notes = set(answer.query.notes)
     row_names = [c.name for c in answer.comparison]
     out = []
     for line in answer.details:
-        if line not in notes:
-            if answer.recommendations and re.match(r"^\d+\. ", line):
-                continue
-            if row_names and any(line.startswith(f"{n}:") for n in row_names):
-                continue
-            if answer.fit and all(_BREAKDOWN_PART.match(p.strip()) for p in line.split("|")):
-                continue
+        if answer.recommendations and re.match(r"^\d+\. ", line):
+            continue
+        if row_names and any(line.startswith((f"{n}:", f"{n}：")) for n in row_names):
+            continue
+        if answer.fit and all(_BREAKDOWN_PART.match(p.strip()) for p in line.split("|")):
+            continue
         out.append(line)
     return out
 
@@ -209,23 +211,24 @@ def build_embed(answer: Answer, name_of: NameOf = _ids) -> discord.Embed:
         colour=_COLOURS.get(answer.intent, discord.Colour.blurple()),
     )
 
+    lang = answer.language
     fields: list[tuple[str, str]] = []
     if answer.recommendations:
-        fields += [_rec_field(i, r) for i, r in enumerate(answer.recommendations[:MAX_PICK_FIELDS], 1)]
+        fields += [_rec_field(i, r, lang) for i, r in enumerate(answer.recommendations[:MAX_PICK_FIELDS], 1)]
     if answer.fit:
-        fields += [_fit_field(f, name_of) for f in answer.fit[:MAX_FIT_FIELDS]]
+        fields += [_fit_field(f, name_of, lang) for f in answer.fit[:MAX_FIT_FIELDS]]
     if answer.comparison:
-        fields += [_compare_field(c) for c in answer.comparison[:MAX_COMPARE_FIELDS]]
+        fields += [_compare_field(c, lang) for c in answer.comparison[:MAX_COMPARE_FIELDS]]
 
     description = _join(_description_lines(answer))
     if description:
         embed.description = truncate(description, LIMITS["description"])
 
     if answer.assumptions:
-        fields.append(("Assumed (say it differently to change it)", _join(answer.assumptions)))
+        fields.append((t(lang, "embed.assumed"), _join(answer.assumptions)))
     suggestions = [s for s in answer.suggestions[:5] if s.strip() and s.strip() != answer.verdict.strip()]
     if suggestions:
-        fields.append(("Try", _join(f"• {s}" for s in suggestions)))
+        fields.append((t(lang, "embed.try"), _join(f"• {s}" for s in suggestions)))
 
     for name, value in fields[: LIMITS["fields"]]:
         embed.add_field(
@@ -236,10 +239,12 @@ def build_embed(answer: Answer, name_of: NameOf = _ids) -> discord.Embed:
 
     footer_parts = list(answer.basis)
     dates = _price_dates(answer)
-    if dates and not any("price" in b.lower() for b in answer.basis):
-        footer_parts.append("Prices as of " + ", ".join(dates))
+    if dates and "prices_dated" not in answer.basis_codes:
+        footer_parts.append(
+            t(lang, "embed.prices_as_of", dates=t(lang, "sep.list").join(fmt.month(d, lang) for d in dates))
+        )
     if answer.sources and answer.intent is not Intent.INFO:
-        footer_parts.append("Sources: /gpu info <card or model>")
+        footer_parts.append(t(lang, "embed.sources"))
     elif answer.sources:
         footer_parts += list(answer.sources)
     footer = "\n".join(p.strip() for p in footer_parts if p.strip())

@@ -21,8 +21,11 @@ from typing import Any
 
 import discord
 
+from bot.core.language import detect
+from bot.core.phrase.catalog import t
+from bot.core.types import Lang
+
 from .advisor import (
-    APOLOGY,
     BUSY,
     NO_MENTIONS,
     RATE_LIMITED_REACTION,
@@ -87,14 +90,16 @@ async def _send_text(advisor: Advisor, message: discord.Message, text: str, refe
     )
 
 
-async def _rate_limited(advisor: Advisor, message: discord.Message, reference: Any) -> bool:
+async def _rate_limited(advisor: Advisor, message: discord.Message, reference: Any, lang: Lang) -> bool:
     """Handle the cooldown; True when the question is not to be answered now."""
     decision = advisor.rate(message.author.id)
     if decision.rate is Rate.ALLOWED:
         return False
     try:
         if decision.rate is Rate.NOTICE:
-            await _send_text(advisor, message, rate_notice(decision), reference, f"notice for {message.id}")
+            await _send_text(
+                advisor, message, rate_notice(decision, lang), reference, f"notice for {message.id}"
+            )
         else:
             await deliver(
                 lambda: message.add_reaction(RATE_LIMITED_REACTION),
@@ -141,7 +146,7 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
     reference = message.to_reference(fail_if_not_exists=False)
     version = advisor.begin(message.id)
     try:
-        if await _rate_limited(advisor, message, reference):
+        if await _rate_limited(advisor, message, reference, detect(question)):
             return True
         reply, notice = await _answer(advisor, message, question, version)
         if not advisor.current(message.id, version):
@@ -165,7 +170,8 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
         log.exception("failed to answer message %s in channel %s", message.id, message.channel.id)
         if advisor.current(message.id, version):
             try:
-                await _send_text(advisor, message, APOLOGY, reference, f"apology for {message.id}")
+                apology = t(detect(question), "discord.apology")
+                await _send_text(advisor, message, apology, reference, f"apology for {message.id}")
             except Exception:
                 log.exception("could not send the apology for message %s", message.id)
     return True
@@ -189,7 +195,8 @@ async def handle_edit(advisor: Advisor, message: discord.Message, me: discord.ab
     version = advisor.begin(message.id)  # an answer still pending for the old text is dropped
     channel_id, reply_id = earlier
     try:
-        if await _rate_limited(advisor, message, message.to_reference(fail_if_not_exists=False)):
+        reference = message.to_reference(fail_if_not_exists=False)
+        if await _rate_limited(advisor, message, reference, detect(question)):
             return True
         reply, notice = await _answer(advisor, message, question, version)
         if not advisor.current(message.id, version):

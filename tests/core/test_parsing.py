@@ -10,7 +10,18 @@ import yaml
 
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
-from bot.core.types import Context, Intent, Query
+from bot.core.phrase import Env, phrase_notes
+from bot.core.types import Context, Intent, Lang, Query
+
+
+def notes_en(q: Query) -> list[str]:
+    """The parser's notes as the English reply says them."""
+    return phrase_notes(Env(Lang.EN), q.notes)
+
+
+def suggestions_en(q: Query) -> list[str]:
+    return phrase_notes(Env(Lang.EN), q.suggestions)
+
 
 HERE = Path(__file__).parent
 ROWS: list[dict[str, Any]] = yaml.safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
@@ -44,9 +55,9 @@ def check(q: Query, expect: dict[str, Any]) -> None:
         elif key == "choice_ids":
             assert [c.id for c in q.choices] == want, q.choices
         elif key == "notes_contain":
-            assert any(want.lower() in n.lower() for n in q.notes), q.notes
+            assert any(want.lower() in n.lower() for n in notes_en(q)), notes_en(q)
         elif key == "suggestions_contain":
-            assert any(want.lower() in s.lower() for s in q.suggestions), q.suggestions
+            assert any(want.lower() in s.lower() for s in suggestions_en(q)), suggestions_en(q)
         else:  # pragma: no cover - a typo in the table
             raise AssertionError(f"unknown expect key {key!r}")
 
@@ -77,20 +88,20 @@ def test_currency_conversion_uses_the_rate_table_and_says_so() -> None:
     eur = cat.currencies["EUR"]
     q = parse("€900 for bert finetuning")
     assert q.budget_usd == pytest.approx(900 * eur.usd_per_unit, rel=1e-6)
-    note = next(n for n in q.notes if n.startswith("Converted"))
+    note = next(n for n in notes_en(q) if n.startswith("Converted"))
     assert "€900" in note and eur.date in note and f"${900 * eur.usd_per_unit:,.0f}" in note
 
 
 def test_usd_budget_has_no_conversion_note() -> None:
     q = parse("what gpu for bert under $1000")
     assert q.budget_usd == 1000
-    assert not any("Converted" in n for n in q.notes)
+    assert not any("Converted" in n for n in notes_en(q))
 
 
 def test_ask_back_leaves_the_ambiguous_card_out_and_offers_rewritten_questions() -> None:
     q = parse("can a 4060 Ti run llama 2 13b in int8?")
     assert q.needs_clarification and q.gpus == () and q.models == ("llama-2-13b",)
-    assert q.suggestions and "8 GB" in q.suggestions[0] and "16 GB" in q.suggestions[0]
+    assert q.suggestions and "8 GB" in suggestions_en(q)[0] and "16 GB" in suggestions_en(q)[0]
     by_id = {c.id: c for c in q.choices}
     assert set(by_id) == {"rtx-4060-ti-8gb", "rtx-4060-ti-16gb"}
     for gid, choice in by_id.items():
@@ -107,13 +118,13 @@ def test_recommend_does_not_ask_about_a_named_cards_variant() -> None:
 def test_same_memory_variants_pick_one_and_say_so() -> None:
     q = parse("does llama 3 70b fit on an h100 in fp8")
     assert q.gpus == ("h100-sxm",) and not q.needs_clarification
-    assert any("PCIe" in n for n in q.notes)
+    assert any("PCIe" in n for n in notes_en(q))
 
 
 def test_did_you_mean_for_a_typo() -> None:
     q = parse("what gpu for bertt")
     assert q.models == ("bert-base",)
-    assert any("bertt" in n for n in q.notes)
+    assert any("bertt" in n for n in notes_en(q))
     assert q.choices and q.choices[0].id == "bert-base"
     assert all("bertt" not in c.text for c in q.choices)
 

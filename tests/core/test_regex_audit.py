@@ -44,6 +44,7 @@ ADVERSARIAL: dict[str, str] = {
     "times": "1x" * (N // 2),
     "spaced times": "1 x " * (N // 4),
     "cjk": "长度" * (N // 2),
+    "cjk words": "可以预算" * (N // 4),
     "thousand k": "1k " * (N // 3),
     "seq": "seq " * (N // 4),
     "seq len": "seq len 1 " * (N // 10),
@@ -90,8 +91,8 @@ def _collect(value: Any, name: str, out: dict[str, re.Pattern[str]], depth: int 
 def all_patterns() -> dict[str, re.Pattern[str]]:
     found: dict[str, re.Pattern[str]] = {}
     for info in pkgutil.walk_packages(bot.__path__, "bot."):
-        if info.name == "bot.__main__":
-            continue
+        if info.name == "bot.__main__" or ".migrations" in info.name:
+            continue  # the entry point, and alembic scripts (run only inside alembic)
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
             _collect(value, f"{info.name}.{attr}", found)

@@ -481,7 +481,14 @@ class StandIn:
         return mid
 
     def _interaction_base(
-        self, itype: int, *, user_id: int, channel: int, guild: bool, data: dict[str, Any]
+        self,
+        itype: int,
+        *,
+        user_id: int,
+        channel: int,
+        guild: bool,
+        data: dict[str, Any],
+        locale: str = "en-US",
     ) -> dict[str, Any]:
         iid = snowflake()
         user = user_payload(user_id, f"user{user_id % 1000}")
@@ -492,7 +499,7 @@ class StandIn:
             "token": f"itoken-{iid}",
             "version": 1,
             "data": data,
-            "locale": "en-US",
+            "locale": locale,
             "entitlements": [],
             "attachment_size_limit": 10 * 1024 * 1024,
             "app_permissions": str(PERMS_ALL),
@@ -548,11 +555,14 @@ class StandIn:
         user_id: int,
         channel: int = CHANNELS["general"],
         guild: bool = True,
+        locale: str = "en-US",
         **options: Any,
     ) -> dict[str, Any]:
-        """A user runs ``/gpu <sub> option:value ...``; returns the interaction payload."""
+        """A user (with Discord locale ``locale``) runs ``/gpu <sub> option:value ...``; returns the payload."""
         data = self._command_options(sub, options, None)
-        payload = self._interaction_base(2, user_id=user_id, channel=channel, guild=guild, data=data)
+        payload = self._interaction_base(
+            2, user_id=user_id, channel=channel, guild=guild, data=data, locale=locale
+        )
         self.dispatch("INTERACTION_CREATE", payload)
         return payload
 

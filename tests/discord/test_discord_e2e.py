@@ -17,12 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import discord
 import pytest
 from standin import APP_ID, BOT_ID, CHANNELS, Recorded, StandIn
 
 from bot.core.answer import answer
 from bot.core.matching import get_matcher
-from bot.core.types import Intent, Method, Query
+from bot.core.types import Intent, Lang, Method, Query
+from bot.discord_app.embeds import embed_problems
 
 pytestmark = [
     pytest.mark.e2e,
@@ -488,6 +490,74 @@ def test_burst_of_200_questions(standin: StandIn, bot: Any) -> None:
 
 
 # -- over everything -------------------------------------------------------------------------------
+
+
+# -- in Chinese (issue #9) ----------------------------------------------------------------
+
+
+def _cjk_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(1 for c in letters if "\u4e00" <= c <= "\u9fff") / max(1, len(letters))
+
+
+def _embed_text(msg: dict[str, Any]) -> str:
+    embed = (msg.get("embeds") or [{}])[0]
+    parts = [embed.get("title") or "", embed.get("description") or ""]
+    parts += [f"{f['name']} {f['value']}" for f in embed.get("fields") or []]
+    return "\n".join(parts)
+
+
+def test_chinese_mention_is_answered_in_chinese(standin: StandIn, bot: Any) -> None:
+    question = "3090能用QLoRA微调llama 3 8b吗？"
+    expected = answer(question)
+    assert str(expected.language) == "zh-Hans"
+    mid = standin.send_message(
+        mention(question), channel=CHANNELS["general"], user_id=new_user(), mentions_bot=True
+    )
+    msg = sent(standin.wait_for(refers_to(mid), 20, what="reply to the Chinese mention"))
+    assert title(msg) == clip(expected.verdict) and title(msg).startswith("可以")
+    assert _cjk_share(_embed_text(msg)) > 0.3
+    assert not embed_problems(discord.Embed.from_dict(msg["embeds"][0]))
+
+
+def test_chinese_dm_is_answered_in_chinese_with_a_chart(standin: StandIn, bot: Any) -> None:
+    user = new_user()
+    question = "预算1000美元，BERT用什么显卡"
+    expected = answer(question)
+    mid = standin.send_message(question, channel=user + 11, user_id=user, guild=False)
+    rec = standin.wait_for(refers_to(mid), 20, what="Chinese DM reply")
+    msg = sent(rec)
+    assert title(msg) == clip(expected.verdict) and "预算" in title(msg)
+    fields = msg["embeds"][0]["fields"]
+    assert any("显存" in f["value"] for f in fields)  # the pick fields are labelled in Chinese too
+    assert rec.files and rec.files[0]["head"].startswith(b"\x89PNG")
+    assert not embed_problems(discord.Embed.from_dict(msg["embeds"][0]))
+
+
+def test_slash_fit_with_a_chinese_locale_is_answered_in_chinese(standin: StandIn, bot: Any) -> None:
+    inter = standin.slash("fit", user_id=new_user(), locale="zh-CN", model="llama-3-8b", gpu="rtx-3090")
+    msg = interaction_reply(standin, inter)
+    expected = answer(
+        Query(intent=Intent.FIT, models=("llama-3-8b",), gpus=("rtx-3090",)), locale=Lang.ZH_HANS
+    )
+    assert title(msg) == clip(expected.verdict) and _cjk_share(title(msg) or "") > 0.3
+    assert not embed_problems(discord.Embed.from_dict(msg["embeds"][0]))
+    tw = standin.slash("fit", user_id=new_user(), locale="zh-TW", model="llama-3-8b", gpu="rtx-3090")
+    assert "顯存" in _embed_text(interaction_reply(standin, tw))
+
+
+def test_registered_tree_is_localized(standin: StandIn, bot: Any) -> None:
+    put = standin.wait_for(lambda r: r.method == "PUT" and r.path == f"/applications/{APP_ID}/commands", 5)
+    (gpu,) = put.json
+    assert gpu["name"] == "gpu" and not (gpu.get("name_localizations") or {}).get("zh-CN")
+    assert "显卡" in gpu["description_localizations"]["zh-CN"]
+    subs = {o["name"]: o for o in gpu["options"]}
+    assert subs["recommend"]["name_localizations"]["zh-CN"] == "推荐"
+    assert subs["recommend"]["name_localizations"]["zh-TW"] == "推薦"
+    fit_opts = {o["name"]: o for o in subs["fit"]["options"]}
+    assert fit_opts["gpu"]["name_localizations"]["zh-CN"] == "显卡"
+    method = {c["value"]: c for c in fit_opts["method"]["choices"]}
+    assert method["full"]["name_localizations"]["zh-CN"] == "全量微调"
 
 
 def test_no_reply_could_ever_ping(standin: StandIn, bot: Any) -> None:

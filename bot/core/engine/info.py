@@ -1,0 +1,49 @@
+"""Info, list, help results: facts about cards and models, what the bot knows."""
+
+from __future__ import annotations
+
+import re
+
+from bot.core import memory
+from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.names import is_uncurated
+from bot.core.results import GpuFacts, InfoResult, ListResult, ModelFacts
+from bot.core.types import Query, Task
+
+__all__ = ["info_result", "list_result", "PRICE_QUESTION"]
+
+PRICE_QUESTION = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|how much is|worth)\b|多少钱|价格|价钱|多少錢|價格|價錢", re.I
+)
+
+
+def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> InfoResult:
+    mfacts = []
+    for m in models:
+        e = memory.estimate(m, None, task=Task.INFERENCE)
+        mfacts.append(ModelFacts(m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision))
+    return InfoResult(
+        gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
+        models=tuple(mfacts),
+        price_first=bool(PRICE_QUESTION.search(q.text)),
+    )
+
+
+def list_result(cat: Catalog, q: Query) -> ListResult:
+    kind = q.list_kind or ("gpus" if q.budget_usd is not None or not q.models else "models")
+    if kind == "models":
+        by_kind: dict[str, list[str]] = {}
+        for m in cat.models.values():
+            by_kind.setdefault(m.kind, []).append(m.name)
+        return ListResult(
+            kind="models",
+            budget_usd=None,
+            models_by_kind=tuple((k, tuple(v)) for k, v in by_kind.items()),
+            total=len(cat.models),
+        )
+    cards = [
+        g for g in cat.gpus.values() if q.budget_usd is None or (g.price_usd and g.price_usd <= q.budget_usd)
+    ]
+    if q.budget_usd is not None:
+        cards.sort(key=lambda g: g.price_usd or 0)
+    return ListResult(kind="gpus", budget_usd=q.budget_usd, gpus=tuple(cards), total=len(cat.gpus))

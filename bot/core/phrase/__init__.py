@@ -1,0 +1,75 @@
+"""The phrasing layer: typed results in, sentences in the reply's language out.
+
+``phrase(result, query, env)`` writes the verdict, details, assumptions and
+basis of a reply from a ``bot.core.results`` result, with every sentence
+taken from the message catalog of ``env.lang`` (``locales/*.po``) and every
+number formatted by Babel. It never calls the engine: a test walks this
+package's imports to hold that.
+"""
+
+from __future__ import annotations
+
+from bot.core.phrase.catalog import t, to_traditional
+from bot.core.phrase.common import Env, note_line
+from bot.core.phrase.replies import (
+    Phrased,
+    compare,
+    fit,
+    fit_alone,
+    general,
+    help_,
+    info,
+    listing,
+    recommend,
+    unknown,
+)
+from bot.core.results import (
+    AskBackResult,
+    CompareResult,
+    FailedResult,
+    FitAloneResult,
+    FitResult,
+    GeneralResult,
+    HelpResult,
+    InfoResult,
+    ListResult,
+    RecommendResult,
+    Result,
+    UnknownResult,
+)
+from bot.core.types import Note, Query
+
+__all__ = ["Env", "Phrased", "phrase", "phrase_notes", "note_line", "t", "to_traditional"]
+
+
+def phrase(result: Result, q: Query, env: Env) -> Phrased:
+    if isinstance(result, FitResult):
+        out = fit(env, result)
+    elif isinstance(result, FitAloneResult):
+        out = fit_alone(env, result)
+    elif isinstance(result, RecommendResult):
+        out = recommend(env, result)
+    elif isinstance(result, GeneralResult):
+        out = general(env, result)
+    elif isinstance(result, CompareResult):
+        out = compare(env, result)
+    elif isinstance(result, InfoResult):
+        out = info(env, result)
+    elif isinstance(result, ListResult):
+        out = listing(env, result)
+    elif isinstance(result, HelpResult):
+        out = help_(env, result)
+    elif isinstance(result, UnknownResult):
+        out = unknown(env, result)
+    elif isinstance(result, AskBackResult):
+        asks = phrase_notes(env, q.suggestions)
+        out = Phrased(verdict=asks[0] if asks else t(env.lang, "ask.which"))
+    elif isinstance(result, FailedResult):
+        out = Phrased(verdict=t(env.lang, "error.sorry"))
+    else:  # pragma: no cover - every result type is handled above
+        raise TypeError(type(result).__name__)
+    return out
+
+
+def phrase_notes(env: Env, notes: tuple[Note, ...]) -> list[str]:
+    return [note_line(env, n) for n in notes]

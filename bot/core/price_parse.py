@@ -1,0 +1,512 @@
+"""Reading price talk from a question: rent-or-buy, deals, quoted prices, filters, usage.
+
+Pure functions of the question text and the catalog (for card names and the
+currency table); nothing here is wired into ``parsing.py`` / ``answer.py``.
+
+- :func:`is_rent_or_buy`: "rent or buy", "should I just rent an H100", "how
+  many hours of cloud before a 4090 pays off", "租还是买", "多久回本".
+- :func:`is_deal_question`: "is a 3090 for $650 a good deal", "值不值".
+- :func:`is_job_cost`: "what does it cost to fine-tune X on rented H100s".
+- :func:`quoted_prices`: "I can get a 3090 for $650", "4090 at 1,800 €",
+  "is $900 a good price for a used 3090 ti", "二手3090 4500元" -> card span,
+  amount, currency, USD, condition; hourly quotes ("H100 at $2/hr") marked.
+- :func:`price_filters`: "new only", "used is fine", "only used cards under
+  $500", "no cloud", "只要二手", "不租".
+- :func:`hours_per_day`, :func:`kwh_price` ("0.30 €/kWh", "电费0.6元/度",
+  "15 cents per kWh"), :func:`resale_years` ("sell after 2 years", "两年后卖掉").
+
+Currency symbols and amounts are read with the same table and number
+patterns as :mod:`bot.core.parsing` (``knowledge/currencies.yaml``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bot.core.matching import Mention, get_matcher, normalize, tokenize
+from bot.core.parsing import _CJK_RE, _MULT, _NUM, _currencies, _is_money
+
+__all__ = [
+    "Money",
+    "QuotedPrice",
+    "ConditionFilter",
+    "PriceFilters",
+    "KwhPrice",
+    "PriceQuestionKind",
+    "PriceQuestion",
+    "money",
+    "quoted_prices",
+    "price_filters",
+    "hours_per_day",
+    "kwh_price",
+    "resale_years",
+    "is_rent_or_buy",
+    "is_deal_question",
+    "is_job_cost",
+    "parse_price_question",
+]
+
+
+def _rx(p: str) -> re.Pattern[str]:
+    return re.compile(p, re.IGNORECASE)
+
+
+_CN_NUM = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "半": 0.5,
+}
+_EN_NUM = {
+    "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "half a": 0.5,
+}  # fmt: skip
+_NUMWORD = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|an?|half a|[一二两三四五六七八九十半])"
+
+
+def _n(s: str) -> float:
+    s = s.strip().lower()
+    if s in _EN_NUM:
+        return float(_EN_NUM[s])
+    if s in _CN_NUM:
+        return float(_CN_NUM[s])
+    return float(s.replace(",", ""))
+
+
+class ConditionFilter(StrEnum):
+    NEW_ONLY = "new_only"
+    USED_OK = "used_ok"  # new or used
+    USED_ONLY = "used_only"
+
+
+class PriceQuestionKind(StrEnum):
+    RENT_OR_BUY = "rent_or_buy"
+    DEAL = "deal"
+    JOB_COST = "job_cost"
+
+
+@dataclass(frozen=True)
+class Money:
+    amount: float
+    currency: str
+    usd: float | None  # None when the currency has no rate in the catalog
+    start: int  # span in the normalised text
+    end: int
+    text: str
+    hourly: bool = False  # "$2/hr", "2 dollars an hour"
+    cue: str | None = None  # "under", "below", "以内" ... when it reads as a limit
+
+
+@dataclass(frozen=True)
+class QuotedPrice:
+    gpu_ids: tuple[str, ...]  # one id, or a family the caller asks back about
+    gpu_text: str
+    gpu_span: tuple[int, int]
+    amount: float
+    currency: str
+    usd: float | None
+    span: tuple[int, int]
+    condition: str | None  # "used" | "new" | None
+    hourly: bool = False
+
+    @property
+    def gpu(self) -> str | None:
+        return self.gpu_ids[0] if len(self.gpu_ids) == 1 else None
+
+
+@dataclass(frozen=True)
+class PriceFilters:
+    condition: ConditionFilter | None = None
+    max_usd: float | None = None  # "only used cards under $500"
+    max_amount: float | None = None
+    max_currency: str | None = None
+    no_cloud: bool = False
+
+
+@dataclass(frozen=True)
+class KwhPrice:
+    amount: float  # per kWh, in currency
+    currency: str
+    usd: float | None
+
+
+@dataclass(frozen=True)
+class PriceQuestion:
+    kinds: tuple[PriceQuestionKind, ...]
+    quotes: tuple[QuotedPrice, ...]
+    filters: PriceFilters
+    hours_per_day: float | None
+    kwh: KwhPrice | None
+    resale_years: float | None
+
+
+# --------------------------------------------------------------------------- regexes
+
+_LIMIT_BEFORE_RE = _rx(
+    r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?"
+    r"|<=?|\bat most|\bno more than|\bcheaper than|预算(?:是|为|有)?|不超过|最多|低于)\s*:?\s*$"
+)
+_LIMIT_AFTER_RE = _rx(r"^\s*(?:以内|以下|之内|or less|max\b|tops\b)")
+_HOURLY_AFTER_RE = _rx(
+    r"^\s*(?:/\s*(?:h|hr|hrs|hour|gpu[\s-]?h(?:ou)?r?)\b|(?:per|an|a|each)\s+(?:gpu[\s-])?(?:hour|hr)\b|一小时|每小时|/小时)"
+)
+_KWH_AFTER_RE = _rx(r"^\s*(?:/\s*kw\s*h\b|(?:per|a|an|each)\s+kw\s*h\b|/\s*度|每度|一度)")
+_USED_RE = _rx(
+    r"\bused\b|\bsecond[\s-]?hand\b|\bpre[\s-]?owned\b|\brefurb(?:ished)?\b|\bex[\s-]?mining\b|二手|矿卡|翻新"
+)
+_NEW_RE = _rx(r"\bbrand[\s-]?new\b|\bnew\b|\bsealed\b|\bretail\b|全新|新卡|新的")
+
+_RENT_BUY_RE = _rx(
+    r"\brent\s+or\s+(?:to\s+)?buy\b|\bbuy\s+or\s+(?:to\s+)?rent\b|\brent(?:ing)?\s+(?:vs\.?|versus|or)\s+(?:buy|own)(?:ing)?\b"
+    r"|\b(?:buy|own)(?:ing)?\s+(?:vs\.?|versus)\s+rent(?:ing)?\b|\bjust\s+rent\b|\brent\b.{0,40}\binstead\b"
+    r"|\brent\b.{0,40}\bor\s+(?:to\s+)?buy\b|\bbuy\b.{0,40}\bor\s+(?:to\s+)?rent\b"
+    r"|\binstead\s+of\s+(?:buying|renting)\b|\bpays?\s+(?:itself\s+)?off\b|\bpay\s+for\s+itself\b|\bbreak[\s-]?even\b"
+    r"|\bhours\s+of\s+cloud\b|\bcloud\b.{0,30}\b(?:or|vs\.?|versus)\s+(?:buy|own)|\b(?:buy|own)\w*\b.{0,30}\bor\b.{0,20}\bcloud\b"
+    r"|\bcheaper\s+to\s+(?:rent|buy)\b|\brent\w*\b.{0,40}\bcheaper\s+than\s+buy|\bbuy\w*\b.{0,40}\bcheaper\s+than\s+rent|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
+    r"|租还是买|买还是租|租.{0,6}还是.{0,6}买|买.{0,6}还是.{0,6}租|回本|租云|租卡|租用.{0,10}划算"
+)
+_DEAL_RE = _rx(
+    r"\bgood\s+(?:deal|price|buy|value)\b|\bfair\s+price\b|\bworth\b|\bgood\s*\?|\bover[\s-]?priced\b|\brip[\s-]?off\b"
+    r"|\bdeal\b|\bshould\s+i\s+(?:take|grab)\b|\b(?:too\s+)?(?:expensive|cheap)\b|\breasonable\b|\bbargain\b"
+    r"|值不值|值得买吗?|划算吗|贵不贵|贵吗|值吗|价格合理|能买吗|可以入吗|能入吗"
+)
+_JOB_RE = _rx(
+    r"\b(?:cost|price)\s+(?:me\s+)?to\s+(?:fine[\s-]?tune|train|pre[\s-]?train)\b"
+    r"|\bwhat\s+(?:does|would|will)\s+it\s+cost\s+to\b|\bhow\s+much\s+(?:would|does|will)\s+it\s+cost\s+to\s+(?:fine|train|pre)"
+    r"|训练.{0,20}(?:多少钱|成本|花多少)|微调.{0,20}(?:多少钱|成本|花多少)"
+)
+
+_NEW_ONLY_RE = _rx(
+    r"\bnew\s+only\b|\bonly\s+(?:brand[\s-]?)?new\b|\bno\s+used\b|\bnot\s+used\b|\bno\s+second[\s-]?hand\b"
+    r"|\bnothing\s+used\b|\bonly\s+buy\s+new\b|只要新|只买新|只考虑新|不要二手|不买二手|不考虑二手"
+)
+_USED_ONLY_RE = _rx(
+    r"\bonly\s+used\b|\bused\s+only\b|\bused\s+cards?\s+only\b|\bonly\s+(?:second[\s-]?hand|refurb\w*)\b"
+    r"|只要二手|只买二手|只看二手|只考虑二手"
+)
+_USED_OK_RE = _rx(
+    r"\bused\s+(?:is|are|would\s+be)\s+(?:fine|ok(?:ay)?|good|acceptable)\b|\bused\s+(?:cards?\s+)?(?:fine|ok(?:ay)?)\b"
+    r"|\bopen\s+to\s+used\b|\bsecond[\s-]?hand\s+is\s+(?:fine|ok(?:ay)?)\b|\bdon'?t\s+mind\s+(?:a\s+)?used\b"
+    r"|\bnew\s+or\s+used\b|\bused\s+or\s+new\b|\bincluding\s+used\b|二手也行|二手也可以|二手可以|接受二手|二手也没关系"
+)
+_NO_CLOUD_RE = _rx(
+    r"\bno\s+cloud\b|\bnot\s+(?:the\s+)?cloud\b|\bwithout\s+(?:the\s+)?cloud\b|\bno\s+rent(?:ing|als?)?\b"
+    r"|\b(?:don'?t|do\s+not|won'?t)\s+want\s+to\s+rent\b|\bnot\s+(?:interested\s+in\s+)?rent(?:ing)?\b|\bexcept\s+cloud\b"
+    r"|\bcloud\s+is\s+out\b|不要云|不用云|不考虑云|不租|不想租"
+)
+
+_HOURS_RES = (
+    _rx(
+        r"\b" + _NUMWORD + r"\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/|every)\s*(?:day|night|24\s*h)\b"
+        r"|\b" + _NUMWORD + r"\s*(?:h|hrs?|hours?)\s+daily\b"
+    ),
+    _rx(r"(?:每天|一天|每日|日均)\s*(?:大概|约|用|跑)?\s*" + _NUMWORD + r"\s*(?:个)?\s*(?:小时|钟头|h)"),
+    _rx(r"\b(24\s*/\s*7|around the clock|all day and night)\b|全天|24小时不停"),
+)
+_YEARS_RES = (
+    _rx(
+        r"\b(?:sell|resell|sold|flip|get rid of)\b[^.?!]{0,25}?\b(?:after|in|within)\s+"
+        + _NUMWORD
+        + r"\s*(?:years?|yrs?)\b"
+    ),
+    _rx(
+        r"\b(?:keep|own|use|have)\s+(?:it|them|the card|the cards)?\s*(?:for\s+)?"
+        + _NUMWORD
+        + r"\s*(?:years?|yrs?)\b"
+    ),
+    _rx(r"\b(?:over|for)\s+" + _NUMWORD + r"\s*(?:years?|yrs?)\b"),
+    # never starting mid-number (linear on a run of digits)
+    _rx(r"(?<![0-9.])" + _NUMWORD + r"\s*年(?:后|以后|之后)?\s*(?:卖|出|转|出手|二手)"),
+    _rx(r"(?:用|用上)\s*" + _NUMWORD + r"\s*年"),
+)
+_KWH_CN_RE = _rx(
+    r"电费\s*(?:是|为|大概|约)?\s*(?:每度|一度)?\s*"
+    + _NUM
+    + r"\s*(元|块|毛|分|欧|美元|美金)?\s*(?:/?\s*度|每度|一度)?"
+)
+_CENTS_KWH_RE = _rx(
+    r"(?<![0-9.,])" + _NUM + r"\s*(?:cents?|ct|¢|c)\s*(?:/\s*kw\s*h|(?:per|a|an|each)\s+kw\s*h)\b"
+)
+_SENTENCE_BREAK_RE = re.compile(r"[.?!;。？！；]|\band\b|\bbut\b|,\s")
+
+
+# --------------------------------------------------------------------------- money
+
+
+def money(text: str, catalog: Any = None) -> list[Money]:
+    """Every amount with a currency in ``text`` (normalised), in order; bare numbers after a
+    card mention ("a 3090 for 650") count as the default currency (USD; CNY in Chinese text)."""
+    matcher = get_matcher(catalog)
+    cat = matcher.catalog
+    norm = normalize(text)
+    cur = _currencies(cat)
+    cjk = bool(_CJK_RE.search(norm))
+    rates = getattr(cat, "currencies", {}) or {}
+    mentions = _gpu_mentions(norm, cat)
+    work = norm
+    for mn in mentions:  # "3090" is a card, not an amount
+        work = work[: mn.start] + "#" * (mn.end - mn.start) + work[mn.end :]
+    # a comma that is not a thousands separator ("的，3000元" is "的,3000元" after NFKC) is a space
+    work = re.sub(r"(?<!\d),|,(?!\d{3}(?!\d))", " ", work)
+    out: list[Money] = []
+
+    def usd(amount: float, code: str) -> float | None:
+        r = rates.get(code)
+        return amount * r.usd_per_unit if r is not None else None
+
+    def add(amount: float, code: str, start: int, end: int) -> None:
+        after = norm[end:]
+        hourly = bool(_HOURLY_AFTER_RE.match(after))
+        before = norm[max(0, start - 30) : start]
+        lm = _LIMIT_BEFORE_RE.search(before)
+        la = _LIMIT_AFTER_RE.match(after)
+        cue = (lm.group().strip() if lm else None) or (la.group().strip() if la else None)
+        out.append(Money(amount, code, usd(amount, code), start, end, norm[start:end], hourly, cue))
+
+    taken: list[tuple[int, int]] = []
+
+    def free(s: int, e: int) -> bool:
+        return all(e <= a or s >= b for a, b in taken)
+
+    def mult(g: str | None) -> float:
+        return _MULT.get((g or "").strip(), 1.0)
+
+    for rx, gi, mi, si in ((cur.pre, 2, 3, "sym"), (cur.post, 1, 2, "sym2")):
+        for m in rx.finditer(work):
+            if not free(m.start(), m.end()) or "#" in m.group():
+                continue
+            try:
+                amount = _n(m.group(gi)) * mult(m.group(mi))
+            except (ValueError, IndexError):
+                continue
+            taken.append((m.start(), m.end()))
+            add(amount, cur.code(m.group(si), cjk), m.start(), m.end())
+    # bare amounts right after a card ("a 3090 for 650", "4090 at 1,800") or before 以内
+    for m in re.finditer(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])", work):
+        if not free(m.start(), m.end()):
+            continue
+        before = work[max(0, m.start() - 14) : m.start()]
+        after = work[m.end() :]
+        if _KWH_AFTER_RE.match(after) or _HOURLY_AFTER_RE.match(after):
+            pass
+        elif not (
+            re.search(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$", before)
+            or re.search(r"\b(?:for|at|pay|paying|offer(?:ed)?|asking|is|worth|only|just)\s*$", before)
+        ):
+            continue
+        if re.match(
+            r"^\s*(?:gb|g\b|w\b|watts?|hours?|h\b|hrs?|years?|yrs?|months?|days?|tokens?|b\b|%|x\b)", after
+        ):
+            continue
+        amount = _n(m.group(1)) * mult(m.group(2))
+        per_unit = _KWH_AFTER_RE.match(after) or _HOURLY_AFTER_RE.match(after)
+        if amount < 0.01 or (not per_unit and amount < 20):  # "is 8 fine" is not a price
+            continue
+        code = "CNY" if cjk and "CNY" in rates else "USD"
+        taken.append((m.start(), m.end()))
+        add(amount, code, m.start(), m.end())
+    out.sort(key=lambda x: x.start)
+    return out
+
+
+def _gpu_mentions(norm: str, catalog: Any) -> list[Mention]:
+    matcher = get_matcher(catalog)
+    cur = _currencies(matcher.catalog)
+    ms = [m for m in matcher.mentions(norm, "gpu", tokenize(norm))]
+    return [m for m in ms if not _is_money(m, norm, cur)]
+
+
+def _condition_near(norm: str, start: int, end: int, others: Sequence[tuple[int, int]] = ()) -> str | None:
+    """ "used" / "new" said next to a card and its price (not past another card or price)."""
+    lo = max([max(0, start - 14)] + [b for a, b in others if b <= start])
+    hi = min([end + 10] + [a for a, b in others if a >= end])
+    window = norm[lo:hi]
+    if _USED_RE.search(window):
+        return "used"
+    if _NEW_RE.search(window) and not re.search(r"\bnew(?:er)?\s+(?:one|model|gen)", window):
+        return "new"
+    return None
+
+
+def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
+    """Prices the user quotes for a card: each amount (not a limit such as "under $500", not a
+    kWh price) paired with the card named nearest before it in the same clause, else after it."""
+    matcher = get_matcher(catalog)
+    cat = matcher.catalog
+    norm = normalize(text)
+    mentions = _gpu_mentions(norm, cat)
+    out: list[QuotedPrice] = []
+    if not mentions:
+        return out
+    used_mentions: set[int] = set()
+    amounts = money(text, cat)
+    spans = [(m.start, m.end) for m in mentions] + [(m.start, m.end) for m in amounts]
+    for mo in amounts:
+        if mo.cue is not None or _KWH_AFTER_RE.match(norm[mo.end :]):
+            continue
+        left = [
+            m for m in mentions if m.end <= mo.start and not _SENTENCE_BREAK_RE.search(norm[m.end : mo.start])
+        ]
+        right = [
+            m for m in mentions if m.start >= mo.end and not _SENTENCE_BREAK_RE.search(norm[mo.end : m.start])
+        ]
+        pick: Mention | None = None
+        cands_left = [m for m in left if id(m) not in used_mentions and mo.start - m.end <= 30]
+        cands_right = [m for m in right if id(m) not in used_mentions and m.start - mo.end <= 40]
+        if cands_left:
+            pick = cands_left[-1]
+        elif cands_right:
+            pick = cands_right[0]
+        if pick is None:
+            continue
+        used_mentions.add(id(pick))
+        s, e = min(pick.start, mo.start), max(pick.end, mo.end)
+        others = [(a, b) for a, b in spans if b <= s or a >= e]
+        out.append(
+            QuotedPrice(
+                gpu_ids=tuple(pick.ids),
+                gpu_text=pick.text,
+                gpu_span=(pick.start, pick.end),
+                amount=mo.amount,
+                currency=mo.currency,
+                usd=mo.usd,
+                span=(mo.start, mo.end),
+                condition=_condition_near(norm, s, e, others),
+                hourly=mo.hourly,
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- filters and usage
+
+
+def price_filters(text: str, catalog: Any = None) -> PriceFilters:
+    norm = normalize(text)
+    if _NEW_ONLY_RE.search(norm):
+        cond: ConditionFilter | None = ConditionFilter.NEW_ONLY
+    elif _USED_ONLY_RE.search(norm):
+        cond = ConditionFilter.USED_ONLY
+    elif _USED_OK_RE.search(norm):
+        cond = ConditionFilter.USED_OK
+    else:
+        cond = None
+    limits = [m for m in money(text, catalog) if m.cue is not None and not m.hourly]
+    lim = min(limits, key=lambda m: m.usd if m.usd is not None else float("inf")) if limits else None
+    return PriceFilters(
+        condition=cond,
+        max_usd=lim.usd if lim else None,
+        max_amount=lim.amount if lim else None,
+        max_currency=lim.currency if lim else None,
+        no_cloud=bool(_NO_CLOUD_RE.search(norm)),
+    )
+
+
+def hours_per_day(text: str) -> float | None:
+    norm = normalize(text)
+    for rx in _HOURS_RES[:2]:
+        m = rx.search(norm)
+        if m:
+            g = next(x for x in m.groups() if x)
+            v = _n(g)
+            return v if 0 < v <= 24 else None
+    if _HOURS_RES[2].search(norm):
+        return 24.0
+    return None
+
+
+def resale_years(text: str) -> float | None:
+    norm = normalize(text)
+    for rx in _YEARS_RES:
+        m = rx.search(norm)
+        if m:
+            g = next(x for x in m.groups() if x)
+            v = _n(g)
+            return v if 0 < v <= 15 else None
+    return None
+
+
+def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
+    """Electricity price per kWh: "0.30 €/kWh", "$0.15 per kWh", "15 cents per kWh", "电费0.6元/度"."""
+    matcher = get_matcher(catalog)
+    cat = matcher.catalog
+    norm = normalize(text)
+    rates = getattr(cat, "currencies", {}) or {}
+    cjk = bool(_CJK_RE.search(norm))
+
+    def mk(amount: float, code: str) -> KwhPrice | None:
+        if not 0 < amount < 10:
+            return None
+        r = rates.get(code)
+        return KwhPrice(amount, code, amount * r.usd_per_unit if r is not None else None)
+
+    m = _CENTS_KWH_RE.search(norm)
+    if m:
+        code = "EUR" if "€" in norm or re.search(r"\bct\b|\beuro", norm) else "USD"
+        return mk(_n(m.group(1)) / 100.0, code)
+    for mo in money(text, cat):
+        if _KWH_AFTER_RE.match(norm[mo.end :]):
+            return mk(mo.amount, mo.currency)
+    m = _KWH_CN_RE.search(norm)
+    if m:
+        unit = (m.group(2) or "").strip()
+        v = _n(m.group(1))
+        if unit == "毛":
+            v /= 10
+        elif unit == "分":
+            v /= 100
+        code = {"欧": "EUR", "美元": "USD", "美金": "USD"}.get(unit, "CNY" if "CNY" in rates else "USD")
+        return mk(v, code)
+    m = re.search(r"(?:electricity|power|energy)\s+(?:costs?|is|at|price)?\s*:?\s*" + _NUM + r"\b", norm)
+    if m and not cjk:
+        return mk(_n(m.group(1)), "USD")
+    return None
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+def is_rent_or_buy(text: str) -> bool:
+    return bool(_RENT_BUY_RE.search(normalize(text)))
+
+
+def is_job_cost(text: str) -> bool:
+    return bool(_JOB_RE.search(normalize(text)))
+
+
+def is_deal_question(text: str, catalog: Any = None) -> bool:
+    """A deal question names a card with a price and asks whether it is good / worth it."""
+    norm = normalize(text)
+    if not _DEAL_RE.search(norm):
+        return False
+    return any(not q.hourly for q in quoted_prices(text, catalog))
+
+
+def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
+    kinds: list[PriceQuestionKind] = []
+    if is_rent_or_buy(text):
+        kinds.append(PriceQuestionKind.RENT_OR_BUY)
+    if is_deal_question(text, catalog):
+        kinds.append(PriceQuestionKind.DEAL)
+    if is_job_cost(text):
+        kinds.append(PriceQuestionKind.JOB_COST)
+    return PriceQuestion(
+        kinds=tuple(kinds),
+        quotes=tuple(quoted_prices(text, catalog)),
+        filters=price_filters(text, catalog),
+        hours_per_day=hours_per_day(text),
+        kwh=kwh_price(text, catalog),
+        resale_years=resale_years(text),
+    )

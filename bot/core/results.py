@@ -1,0 +1,410 @@
+"""What the engine hands the phrasing layer: typed, language-free results.
+
+The engine (``bot.core.engine``) computes every number a reply says, once,
+and returns one of the result classes below. The phrasing layer
+(``bot.core.phrase``) reads these and nothing else: it never calls memory,
+speed or recommendation code. Why something is said travels as a code (an
+enum member) plus its values, so the JSON carries "why" without English and
+each language phrases it its own way.
+
+Codes are stable strings: tools read them from ``ask --json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from bot.core.types import FitEntry, Lang, Note, NoteCode, Parallelism, Precision, jsonable, note
+
+if TYPE_CHECKING:
+    from bot.core.knowledge import GPU, Model
+    from bot.core.memory import Workload
+
+__all__ = [
+    "Lang",
+    "NoteCode",
+    "Note",
+    "ReasonCode",
+    "Reason",
+    "ChangeKind",
+    "SettingChange",
+    "FixOption",
+    "AssumptionName",
+    "Assumption",
+    "BasisCode",
+    "Breakdown",
+    "FitItem",
+    "FitResult",
+    "AloneItem",
+    "Smallest",
+    "FitAloneResult",
+    "Pick",
+    "RecommendResult",
+    "GeneralResult",
+    "CompareRowData",
+    "CompareResult",
+    "GpuFacts",
+    "ModelFacts",
+    "InfoResult",
+    "ListResult",
+    "HelpResult",
+    "UnknownResult",
+    "AskBackResult",
+    "FailedResult",
+    "Result",
+    "note",
+]
+
+
+class ReasonCode(StrEnum):
+    """Why a card is in a list of picks."""
+
+    FITS_BATCH = "fits_batch"  # value: the largest batch
+    FITS_EASILY = "fits_easily"
+    ROOM_LARGE_BATCHES = "room_large_batches"
+    ROOM_PARALLEL = "room_parallel_requests"
+    SMALL_BATCHES_ONLY = "small_batches_only"
+    RELATIVE_SPEED = "relative_speed"  # value: x the reference card
+    FASTEST_IN_RANGE = "fastest_in_range"
+    BEST_VALUE = "best_value"
+    BEST_VALUE_MIN_VRAM = "best_value_min_vram"  # value: GB floor
+    MOST_MEMORY = "most_memory"
+    MOST_MEMORY_LLM = "most_memory_llm"
+    CHEAPEST_FIT = "cheapest_fit"
+    FASTEST_CONSUMER = "fastest_consumer"
+    ROCM = "rocm"
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: ReasonCode
+    value: float | int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": str(self.code), "value": self.value}
+
+
+class ChangeKind(StrEnum):
+    """A setting a user can change to need less memory."""
+
+    PRECISION = "precision"
+    METHOD = "method"
+    OPTIMIZER = "optimizer"
+    GRAD_CHECKPOINTING = "grad_checkpointing"
+    SEQ_LEN = "seq_len"
+    BATCH_SIZE = "batch_size"
+    NUM_GPUS = "num_gpus"
+    OFFLOAD = "offload_text_encoders"
+    CARD = "gpu"
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    kind: ChangeKind
+    before: Any
+    after: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setting": str(self.kind), "from": jsonable(self.before), "to": jsonable(self.after)}
+
+
+@dataclass(frozen=True)
+class FixOption:
+    """A change that makes the workload fit: which settings, and the memory per card after it."""
+
+    changes: tuple[SettingChange, ...]
+    total_gb: float
+    num_gpus: int = 1
+    parallelism: Parallelism | None = None
+    gpu: GPU | None = None  # the card it then fits (another card when CARD is among the changes)
+    trains: bool = False  # batch 1 means gradient accumulation when training
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "changes": [c.to_json() for c in self.changes],
+            "resulting_gb": self.total_gb,
+            "num_gpus": self.num_gpus,
+            "parallelism": str(self.parallelism) if self.parallelism else None,
+            "gpu": self.gpu.id if self.gpu is not None else None,
+        }
+
+
+class AssumptionName(StrEnum):
+    TASK = "task"
+    METHOD = "method"
+    PRECISION = "precision"
+    OPTIMIZER = "optimizer"
+    SEQ_LEN = "seq_len"
+    BATCH_SIZE = "batch_size"
+    ATTENTION = "attention"
+    GRAD_CHECKPOINTING = "grad_checkpointing"
+    LORA_RANK = "lora_rank"
+    RESOLUTION = "resolution"
+    OFFLOAD = "offload_text_encoders"
+    NUM_GPUS = "num_gpus"
+    PARALLELISM = "parallelism"
+
+
+@dataclass(frozen=True)
+class Assumption:
+    name: AssumptionName
+    value: Any
+    stated: bool  # the user said it (or picked it in a slash command), rather than a default
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": str(self.name), "value": jsonable(self.value), "stated": self.stated}
+
+
+class BasisCode(StrEnum):
+    """Where a number comes from."""
+
+    MEMORY_MODELLED = "memory_modelled"
+    MAX_BATCH_MEASURED = "max_batch_measured"  # Lambda 2020 guide
+    SPEED_MEASURED = "speed_measured"
+    SPEED_PARTLY_MEASURED = "speed_partly_measured"
+    SPEED_MODELLED = "speed_modelled"
+    MULTI_CARD_SCALED = "multi_card_scaled"
+    PRICES_DATED = "prices_dated"
+    UNCURATED_SPECS = "uncurated_specs"
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Memory per card in decimal GB, by part; parts below 5 MB are left out."""
+
+    weights: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    activations: float = 0.0
+    kv_cache: float = 0.0
+    overhead: float = 0.0
+
+    def parts(self) -> list[tuple[str, float]]:
+        return [
+            (name, getattr(self, name))
+            for name in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+            if getattr(self, name) >= 0.005
+        ]
+
+
+# --------------------------------------------------------------------------- fit
+
+
+@dataclass(frozen=True)
+class FitItem:
+    """One (model, card) pair: will it fit, what the memory is made of, the largest batch."""
+
+    model: Model
+    gpu: GPU
+    entry: FitEntry  # the JSON row
+    workload: Workload
+    total_gb: float  # per card
+    capacity_gb: float  # one card, decimal GB
+    breakdown: Breakdown
+    batch_size: int | None  # as asked
+    max_batch: int | None
+    measured_max_batch: bool
+    known_batch: tuple[float, str, str] | None = None  # (batch, precision, basis) from Lambda's TF benchmark
+    fixes: tuple[FixOption, ...] = ()
+    full_finetune_gb: float | None = None
+
+    @property
+    def fits(self) -> bool:
+        return bool(self.entry.fits)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    items: tuple[FitItem, ...]
+    assumptions: tuple[Assumption, ...]
+    notes: tuple[Note, ...] = ()
+    basis: tuple[BasisCode, ...] = ()
+
+
+class Smallest(StrEnum):
+    BUYABLE = "buyable"
+    SERVER_ONLY = "server_only"
+    MULTI = "multi"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class AloneItem:
+    """A model with no card named: how much memory, and the smallest card that holds it."""
+
+    model: Model
+    entry: FitEntry
+    workload: Workload
+    total_gb: float
+    breakdown: Breakdown
+    smallest: Smallest
+    smallest_gpu: GPU | None = None
+    cheapest_gpu: GPU | None = None
+    multi_count: int = 0
+    multi_parallelism: Parallelism | None = None
+
+
+@dataclass(frozen=True)
+class FitAloneResult:
+    items: tuple[AloneItem, ...]
+    assumptions: tuple[Assumption, ...]
+    notes: tuple[Note, ...] = ()
+
+
+# --------------------------------------------------------------------------- recommend
+
+
+@dataclass(frozen=True)
+class Pick:
+    gpu: GPU
+    count: int
+    price_usd: float | None
+    max_batch: int | None
+    relative_speed: float
+    speed_basis: str
+    value: float | None
+    reasons: tuple[Reason, ...]
+    throughput: float | None = None
+    throughput_unit: str | None = None
+
+
+@dataclass(frozen=True)
+class RecommendResult:
+    model: Model
+    workload: Workload
+    budget_usd: float | None
+    picks: tuple[Pick, ...]
+    batch_needed: int
+    batch_was_default: bool
+    assumptions: tuple[Assumption, ...]
+    best_value: Pick | None = None  # no budget: the best value that fits
+    cheapest: Pick | None = None  # no budget: the cheapest that fits
+    # nothing fits as asked:
+    cheapest_fit: Pick | None = None  # the cheapest card that fits, beyond the budget
+    cheapest_fit_gb: float | None = None
+    no_workstation_gb: float | None = None  # no workstation card holds it: the memory it needs
+    server_fit: GPU | None = None
+    fix: FixOption | None = None
+    fix_price_usd: float | None = None
+    no_fix_how: str | None = None  # "qlora" | "int4" | "as_asked"
+    no_fix_gb: float | None = None
+    measured_count: int = 0
+    price_dates: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    candidates: tuple[
+        Any, ...
+    ] = ()  # recommend.Candidate: every priced card weighed (engine.picks.candidate_rows)
+
+
+@dataclass(frozen=True)
+class GeneralResult:
+    """No model named: cards ranked over a representative set of workloads."""
+
+    budget_usd: float | None
+    picks: tuple[Pick, ...]
+    min_vram_gb: float
+    cheapest_on_file: GPU | None = None  # nothing costs under the budget
+
+
+# --------------------------------------------------------------------------- compare
+
+
+@dataclass(frozen=True)
+class CompareRowData:
+    gpu: GPU
+    count: int
+    fits: bool | None
+    max_batch: int | None
+    relative_speed: float | None
+    speed_basis: str
+    value: float | None
+    price_usd: float | None
+    throughput: float | None = None
+    throughput_unit: str | None = None
+    per_model: tuple[tuple[str, str, bool], ...] = ()  # (model id, model name, fits)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    rows: tuple[CompareRowData, ...]
+    model: Model | None
+    workload: Workload | None
+    batch_size: int | None
+    fast: int  # index of the faster row
+    slow: int
+    ratio: float
+    fit_kind: str | None  # "all" | "all_same_vram" | "none" | "one" | None (no model)
+    assumptions: tuple[Assumption, ...] = ()
+    basis: tuple[BasisCode, ...] = ()
+    json_rows: tuple[Any, ...] = ()  # types.ComparisonRow, price labels filled by phrasing
+    fit_entries: tuple[FitEntry, ...] = ()
+
+
+# --------------------------------------------------------------------------- info, list, help
+
+
+@dataclass(frozen=True)
+class GpuFacts:
+    gpu: GPU
+    uncurated: bool
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    model: Model
+    inference_gb: float
+    weights_gb: float
+    precision: Precision
+
+
+@dataclass(frozen=True)
+class InfoResult:
+    gpus: tuple[GpuFacts, ...]
+    models: tuple[ModelFacts, ...]
+    price_first: bool
+
+
+@dataclass(frozen=True)
+class ListResult:
+    kind: str  # "gpus" | "models"
+    budget_usd: float | None
+    gpus: tuple[GPU, ...] = ()
+    models_by_kind: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    total: int = 0
+
+
+@dataclass(frozen=True)
+class HelpResult:
+    topic: str  # "general" | "memory"
+
+
+@dataclass(frozen=True)
+class UnknownResult:
+    hint: str  # "generic" | "which_card_or_model" | "which_model" | "two_cards"
+
+
+@dataclass(frozen=True)
+class AskBackResult:
+    pass
+
+
+@dataclass(frozen=True)
+class FailedResult:
+    pass
+
+
+Result = (
+    FitResult
+    | FitAloneResult
+    | RecommendResult
+    | GeneralResult
+    | CompareResult
+    | InfoResult
+    | ListResult
+    | HelpResult
+    | UnknownResult
+    | AskBackResult
+    | FailedResult
+)
