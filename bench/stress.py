@@ -75,6 +75,7 @@ def start_bot(standin: StandIn, log_path: Path, cooldown: int) -> subprocess.Pop
         COOLDOWN_PER_10S=str(cooldown),
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        DATA_DIR=str(log_path.parent / f"stress-data-{os.getpid()}"),
     )
     readies = standin.ready_count
     with open(log_path, "wb") as log_file:
