@@ -20,6 +20,7 @@ import functools
 import math
 import os
 import re
+import reprlib
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -309,10 +310,12 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) 
             hash(key)
         except TypeError as exc:
             raise yaml.constructor.ConstructorError(
-                None, None, f"unhashable key {key!r}", key_node.start_mark
+                None, None, f"unhashable key {_show(key)}", key_node.start_mark
             ) from exc
         if key in result:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {_show(key)}", key_node.start_mark
+            )
         result[key] = loader.construct_object(value_node, deep=deep)
     return result
 
@@ -320,29 +323,164 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+#: A knowledge file larger than this is refused before it is parsed (the largest is ~64 KB).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Values one top-level entry may expand to once YAML aliases are followed ("billion laughs").
+MAX_ENTRY_VALUES = 20_000
+#: ... and a whole file.
+MAX_FILE_VALUES = 2_000_000
+
+#: Upper bounds of numeric fields (GPU, model, benchmark and currency fields): a value past
+#: these is a typo or an attack, not a card. Lower bounds are the checkers' (positive, >= 0).
+UPPER_BOUNDS: dict[str, float] = {
+    # GPUs
+    "vram_gb": 4096,  # the largest single accelerator today has 288 GB
+    "memory_bandwidth_gbs": 100_000,  # ~8,000 GB/s today
+    "fp32_tflops": 10_000,
+    "fp16_tensor_tflops": 100_000,
+    "tdp_w": 5_000,
+    "price_usd": 10_000_000,
+    "launch_price_usd": 10_000_000,
+    "price_2020_usd": 10_000_000,
+    "cloud_usd_per_hour": 10_000,
+    # models
+    "params": 100_000_000_000_000,  # 100 T
+    "active_params": 100_000_000_000_000,
+    "layers": 10_000,
+    "encoder_layers": 10_000,
+    "decoder_layers": 10_000,
+    "hidden": 1_000_000,
+    "heads": 100_000,
+    "kv_heads": 100_000,
+    "ffn": 10_000_000,
+    "vocab": 100_000_000,
+    "default_seq_len": 100_000_000,
+    "max_seq_len": 100_000_000,
+    "head_dim": 100_000,
+    "kv_cache_dim": 1_000_000,
+    "experts": 100_000,
+    "experts_per_token": 100_000,
+    "activation_mb_per_sample": 10_000_000,
+    "denoiser_layers": 10_000,
+    "denoiser_hidden": 1_000_000,
+    "resolution": 65_536,
+    # benchmarks (a measured value: images/s, tokens/s, a batch size) and currencies
+    "benchmark value": 100_000_000,
+    "usd_per_unit": 1_000_000,
+}
+
+
+def _too_big(ctx: _Ctx, name: str, value: Any, key: str | None = None) -> None:
+    """Raise when a number is past its upper bound (``key`` picks the bound; default ``name``)."""
+    high = UPPER_BOUNDS.get(key or name)
+    if high is None:
+        return
+    values = value if isinstance(value, tuple) else (value,)
+    for v in values:
+        if _is_number(v) and v > high:
+            raise ctx.fail(name, f"must be at most {high:,g}, got {_show(v)}")
+
+
+def _count_values(value: Any, memo: dict[int, int], limit: int) -> int:
+    """How many values ``value`` expands to when YAML aliases are followed, stopping past ``limit``.
+    Shared (aliased) nodes are counted once per use but walked once (memo by id): linear in the
+    file, not in the expansion."""
+    if not isinstance(value, dict | list):
+        return 1
+    known = memo.get(id(value))
+    if known is not None:
+        return known
+    memo[id(value)] = limit + 1  # a node that contains itself expands without end
+    total = 1
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for _, item in items:
+        total += _count_values(item, memo, limit)
+        if total > limit:
+            break
+    memo[id(value)] = total
+    return total
+
+
+def _check_expansion(data: Any, display: str) -> None:
+    """Fail fast, naming file, entry and field, on a file whose aliases expand past the limits."""
+    memo: dict[int, int] = {}
+    if _count_values(data, memo, MAX_FILE_VALUES) <= MAX_ENTRY_VALUES:
+        return
+    tops = data.items() if isinstance(data, dict) else [(None, data)]
+    for top_key, top in tops:
+        entries = enumerate(top) if isinstance(top, list) else [(0, top)]
+        for index, entry in entries:
+            if _count_values(entry, memo, MAX_FILE_VALUES) <= MAX_ENTRY_VALUES:
+                continue
+            label = _entry_label(str(top_key or "entry").rstrip("s"), entry, index)
+            field = None
+            if isinstance(entry, dict):
+                field = next(
+                    (str(k)[:60] for k, v in entry.items() if _count_values(v, memo, MAX_FILE_VALUES) > 1000),
+                    None,
+                )
+            raise KnowledgeError(
+                display,
+                f"expands to more than {MAX_ENTRY_VALUES:,} values (YAML aliases/anchors); refused",
+                entry=label,
+                field=field,
+            )
+    if _count_values(data, memo, MAX_FILE_VALUES) > MAX_FILE_VALUES:
+        raise KnowledgeError(
+            display, f"expands to more than {MAX_FILE_VALUES:,} values (YAML aliases); refused"
+        )
+
+
 def _read_yaml(path: Path, display: str) -> Any:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise KnowledgeError(display, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KnowledgeError(display, "file is missing") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise KnowledgeError(display, f"cannot read file: {exc}") from None
+        raise KnowledgeError(display, f"cannot read file: {_show_text(str(exc))}") from None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except RecursionError:
+        raise KnowledgeError(display, "nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context = getattr(exc, "context", None)
-        msg = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
+        msg = f"YAML syntax error: {_show_text(str(problem))}" + (
+            f" ({_show_text(str(context))})" if context else ""
+        )
         raise KnowledgeError(display, msg, line=line) from None
+    try:
+        _check_expansion(data, display)
+    except RecursionError:
+        raise KnowledgeError(display, "nested too deeply") from None
+    return data
 
 
 # --------------------------------------------------------------------------- validation helpers
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
+    """A short repr for error messages: bounded whatever the value (huge, deep, aliased)."""
+    try:
+        text = _REPR.repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return _show_text(text)
+
+
+def _show_text(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -358,6 +496,7 @@ class _Ctx:
         self.entry = entry
 
     def fail(self, field: str | None, problem: str) -> KnowledgeError:
+        field = field if field is None or len(field) <= 80 else field[:77] + "..."
         return KnowledgeError(self.file, problem, entry=self.entry, field=field)
 
 
@@ -607,7 +746,7 @@ assert _MODEL_FIELD_NAMES == set(_MODEL_FIELDS), "Model dataclass and _MODEL_FIE
 
 def _entry_label(kind: str, raw: Any, index: int) -> str:
     if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
-        return f"{kind} '{raw['id'].strip()}'"
+        return f"{kind} '{_show_text(raw['id'].strip())}'"
     return f"{kind} #{index + 1}"
 
 
@@ -626,6 +765,7 @@ def _check_fields(ctx: _Ctx, raw: Any, spec: Mapping[str, tuple[Checker, bool]],
         if value is None and not required:
             continue  # an optional key written as null is the same as absent
         out[key] = checker(ctx, key, value)
+        _too_big(ctx, key, out[key])
     return out
 
 
@@ -779,15 +919,16 @@ def _build_sets(
             value_check = _nonneg_number if kind != "known_batch" else _pos_number
             for model_id, row in raw_data.items():
                 if model_id not in model_ids:
-                    raise ctx.fail(f"data.{model_id}", f"unknown model id {str(model_id)!r}")
+                    raise ctx.fail(f"data.{model_id}", f"unknown model id {_show(str(model_id))}")
                 if not isinstance(row, dict) or not row:
                     raise ctx.fail(f"data.{model_id}", "must be a non-empty mapping gpu id -> value")
                 clean: dict[str, float] = {}
                 for gpu_id, value in row.items():
                     where = f"data.{model_id}.{gpu_id}"
                     if gpu_id not in gpu_ids:
-                        raise ctx.fail(where, f"unknown gpu id {str(gpu_id)!r}")
+                        raise ctx.fail(where, f"unknown gpu id {_show(str(gpu_id))}")
                     clean[gpu_id] = value_check(ctx, where, value)
+                    _too_big(ctx, where, clean[gpu_id], "benchmark value")
                     if kind in ("max_batch", "known_batch") and value != int(value):
                         raise ctx.fail(where, f"a batch size must be a whole number, got {_show(value)}")
                 data[model_id] = clean
@@ -801,7 +942,7 @@ def _build_sets(
                 raise ctx.fail("by_vram", "must be a mapping model id -> VRAM GB -> batch")
             for model_id, row in raw_bv.items():
                 if model_id not in model_ids:
-                    raise ctx.fail(f"by_vram.{model_id}", f"unknown model id {str(model_id)!r}")
+                    raise ctx.fail(f"by_vram.{model_id}", f"unknown model id {_show(str(model_id))}")
                 if not isinstance(row, dict) or not row:
                     raise ctx.fail(f"by_vram.{model_id}", "must be a non-empty mapping VRAM GB -> batch")
                 bv_clean: dict[float, float] = {}
@@ -875,11 +1016,12 @@ def _build_currencies(display: str, raw: Any) -> dict[str, CurrencyRate]:
         if code in out:
             raise ctx.fail("code", "duplicate currency code")
         usd = _pos_number(ctx, "usd_per_unit", r["usd_per_unit"])
+        _too_big(ctx, "usd_per_unit", usd)
         symbols = _str_list(ctx, "symbols", r["symbols"])
         for j, sym in enumerate(symbols):
             key = normalise_name(sym)
             if key in symbol_owner:
-                raise ctx.fail(f"symbols[{j}]", f"symbol {sym!r} already belongs to {symbol_owner[key]}")
+                raise ctx.fail(f"symbols[{j}]", f"symbol {_show(sym)} already belongs to {symbol_owner[key]}")
             symbol_owner[key] = code
         est = r.get("estimated", [])
         if est is True:
@@ -1233,7 +1375,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         key = normalise_name(text)
         owner = names.get(key)
         if owner is not None and owner != label:
-            raise KnowledgeError(display, f"{text!r} is already used by {owner}", entry=label, field=field)
+            raise KnowledgeError(
+                display, f"{_show(text)} is already used by {owner}", entry=label, field=field
+            )
         names[key] = label
 
     def entries(filename: str, key: str, kind: str, build: Callable[[str, Any, int], E]) -> dict[str, E]:

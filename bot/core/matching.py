@@ -49,7 +49,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from cachetools import LRUCache
 from rapidfuzz import fuzz, process, utils
+
+from bot.config import BOUNDS
 
 __all__ = [
     "Match",
@@ -322,7 +325,10 @@ class Matcher:
         self._keys: dict[str, _Target] = {}
         self._compact: dict[str, _Target | None] = {}
         self._families: dict[str, tuple[str, ...]] = {}  # family key -> member ids
-        self._suggest_cache: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]] = {}
+        # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
+        self._suggest_cache: LRUCache[
+            tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
+        ] = LRUCache(maxsize=BOUNDS.suggest_pools)
         self._family_of: dict[str, str] = {}  # gpu id -> family key
         self._entry_keys: dict[tuple[str, str], list[str]] = {}  # (kind, id) -> keys
         self._vocab: set[str] = set()

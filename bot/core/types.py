@@ -23,6 +23,7 @@ __all__ = [
     "Optimizer",
     "Parallelism",
     "Choice",
+    "OutOfRange",
     "Query",
     "Context",
     "FitEntry",
@@ -157,6 +158,19 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class OutOfRange:
+    """A number the question (or a typed option) gave that is outside what makes
+    physical sense, so it was not used: ``field`` is the Query field it would have
+    filled ("batch_size", "budget_usd", ...), ``text`` what was written (clipped),
+    ``low``/``high`` the accepted range (see ``bot.core.limits.LIMITS``)."""
+
+    field: str
+    text: str
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Query:
     """A typed question: what the parser understood, before any defaults."""
 
@@ -195,6 +209,8 @@ class Query:
     # prices the question brings: rent-or-buy / deal wording, quoted prices, filters, hours a day,
     # kWh price, years to resale (bot.core.price_parse.PriceQuestion); None when it says none
     price_question: Any = None
+    # Numbers that were read but not used because they are out of range (see OutOfRange).
+    out_of_range: tuple[OutOfRange, ...] = ()
 
 
 @dataclass(frozen=True)
