@@ -15,6 +15,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# A font with CJK glyphs for the charts of Chinese replies (WenQuanYi Micro Hei, ~5 MB;
+# bot/discord_app/chart.py picks it up by name).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-wqy-microhei \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, from pyproject.toml alone: this layer is reused until
 # the dependency list changes, however often the code does.
 COPY pyproject.toml requirements.lock ./

@@ -44,24 +44,46 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     question = " ".join(args.question)
     if question == "-":
         # batch mode: one question per line, one JSON object (or text block) per line;
-        # with --conversation, context carries from line to line (follow-ups, language)
+        # with --conversation, context carries from line to line (follow-ups, language).
+        # Bytes, decoded line by line with replacement: one bad byte costs that line, never the batch.
         context: Context | None = Context() if args.conversation else None
-        for line in sys.stdin:
-            ans = answer(line.rstrip("\n"), context, catalog=cat, lang=lang)
+        for raw in sys.stdin.buffer:
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            ans = answer(line, context, catalog=cat, lang=lang)
             if args.conversation:
                 context = ans.context
             if args.json:
-                sys.stdout.write(json.dumps(ans.to_json(), ensure_ascii=False) + "\n")
+                sys.stdout.write(_dumps(ans.to_json()) + "\n")
             else:
                 sys.stdout.write(ans.text + "\n\n")
             sys.stdout.flush()
         return 0
     ans = answer(question, None, catalog=cat, lang=lang)
     if args.json:
-        print(json.dumps(ans.to_json(), ensure_ascii=False, indent=None))
+        print(_dumps(ans.to_json()))
     else:
         print(ans.text)
     return 0
+
+
+def _finite(value: object) -> object:
+    """``value`` with every NaN/Infinity replaced by null (the JSON contract has none)."""
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _dumps(obj: object) -> str:
+    """JSON without NaN/Infinity, ever: allow_nan=False, and a non-finite number becomes null."""
+    try:
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        logging.getLogger(__name__).error("non-finite number in an answer's JSON; written as null")
+        return json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False)
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:

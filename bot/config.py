@@ -21,6 +21,12 @@ Variables (all optional except ``DISCORD_TOKEN`` for ``python -m bot run``):
 ``DATA_DIR``             where the SQLite database lives (default ``./data``, created if missing)
 ``DATABASE_URL``         PostgreSQL instead of SQLite: ``postgresql://user:password@host:5432/dbname``
                          (never logged with its password)
+
+Every bounded store, pool and retry budget of the bot is sized in one place:
+:class:`Bounds` (``Settings.bounds``; ``BOUNDS`` is the default, also used by
+the core's name index). Memory stays bounded by construction whatever people
+send: each per-user, per-channel and per-message store has a size in bytes or
+entries and evicts the least recently used (or expired) entries first.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ConfigError", "Settings", "LOG_LEVELS"]
+__all__ = ["BOUNDS", "Bounds", "ConfigError", "Settings", "LOG_LEVELS"]
 
 LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 
@@ -54,6 +60,45 @@ def _clean(environ: Mapping[str, str], name: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """Sizes of every store, pool and retry budget (see the module docstring)."""
+
+    # follow-up contexts per (channel, user): estimated bytes, LRU + TTL (CONTEXT_TTL_S)
+    context_bytes: int = 16 * 1024 * 1024
+    # choice-button views alive at once; the oldest is stopped (its buttons go dead) past this
+    live_views: int = 500
+    view_timeout_s: float = 900.0
+    # users whose cooldown window is tracked, and users told about it (LRU + TTL of the window)
+    cooldown_users: int = 50_000
+    notice_users: int = 50_000
+    # question message id -> our reply (so an edit re-answers in place), and deleted questions
+    replies_tracked: int = 20_000
+    deleted_tracked: int = 20_000
+    # worker pool for answers and charts: threads, questions waiting, time limit of one
+    workers: int = 2
+    pending_questions: int = 4_000
+    answer_time_limit_s: float = 10.0
+    chart_time_limit_s: float = 20.0
+    # scheduling: a question is run as if it arrived this much later per 1,000 characters,
+    # so short questions are not stuck behind a flood of long ones (no starvation either)
+    delay_per_1000_chars_s: float = 10.0
+    # a slash command is deferred ("thinking...") when its answer is not ready after this
+    defer_after_s: float = 1.0
+    # sending a reply: attempts and total time, on top of discord.py's own retries
+    reply_attempts: int = 8
+    reply_deadline_s: float = 180.0
+    reply_backoff_s: float = 0.5
+    reply_backoff_max_s: float = 15.0
+    # discord.py's message cache (messages kept for edit/delete events)
+    discord_message_cache: int = 1_000
+    # the core's name index: "did you mean" candidate pools kept
+    suggest_pools: int = 256
+
+
+BOUNDS = Bounds()
+
+
+@dataclass(frozen=True)
 class Settings:
     token: str | None = None
     ask_channel_ids: frozenset[int] = frozenset()
@@ -67,6 +112,7 @@ class Settings:
     context_ttl_s: float = 900.0
     data_dir: Path = Path("data")
     database_url: str | None = None  # holds a password: never in repr
+    bounds: Bounds = BOUNDS
 
     def __repr__(self) -> str:  # never show the token
         token = "set" if self.token else "unset"

@@ -333,7 +333,11 @@ def _cmd_stale(args: argparse.Namespace) -> int:
         for q in stale
     ]
     if args.json:
-        print(json.dumps({"today": today.isoformat(), "stale_months": P.STALE_MONTHS, "stale": rows}))
+        print(
+            json.dumps(
+                {"today": today.isoformat(), "stale_months": P.STALE_MONTHS, "stale": rows}, allow_nan=False
+            )
+        )
         return 0
     if not rows:
         print(f"no price older than {P.STALE_MONTHS} months (today {today.isoformat()})")

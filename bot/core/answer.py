@@ -22,11 +22,13 @@ from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
 from bot.core.results import (
     CompareResult,
+    DealResult,
     FailedResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
     RecommendResult,
+    RentBuyResult,
     Result,
     ServeResult,
     SpeedResult,
@@ -111,6 +113,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     comparison: tuple[ComparisonRow, ...] = ()
     assumed: tuple = ()
     basis_codes: list[str] = []
+    extra: dict = {}
     notes = list(q.notes)
     if isinstance(result, FitResult):
         fit_entries = tuple(it.entry for it in result.items)
@@ -152,6 +155,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
             basis_codes = ["speed_modelled"]
         if result.picks:
             basis_codes.append("prices_dated")
+    elif isinstance(result, RentBuyResult):
+        extra["costs"] = result.rob.to_json()
+        basis_codes = ["prices_dated"]
+    elif isinstance(result, DealResult):
+        extra["deal"] = result.deal.to_json()
+        basis_codes = ["prices_dated"]
     elif isinstance(result, CompareResult):
         comparison = tuple(
             replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
@@ -165,6 +174,14 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
     else:
         fit_entries, recs = _with_speed(cat, q, result, fit_entries, recs)
+    stale = _stale_dates(result, recs, comparison)
+    if stale:
+        from bot.core.phrase.prices import stale_line
+        from bot.core.prices import STALE_MONTHS
+
+        line = stale_line(env, stale, STALE_MONTHS)
+        if line and line not in ph.basis:
+            ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
     parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
     details = [*parser_notes, *ph.details]
@@ -190,6 +207,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes=tuple(dict.fromkeys(basis_codes)),
         notes=tuple(notes),
         result=result,
+        extra_json=extra,
         text=text,
         time=time_json,
         serving=serving_json,
@@ -255,7 +273,7 @@ def _speed_parts(
     time_json: dict | None = None
     serving_json: dict | None = None
     first = rows[0] if rows else result.closest
-    if isinstance(result, TimeResult) and first is not None and first.hours is not None:
+    if isinstance(result, TimeResult) and first is not None and first.hours is not None and result.amount > 0:
         time_json = {
             "hours": round(first.hours.value, 2),
             "low": round(first.hours.low, 2),
@@ -278,6 +296,17 @@ def _speed_parts(
     if isinstance(result, ServeResult) and first is not None and first.serving is not None:
         serving_json = {**first.serving.to_json(), "gpu": first.gpu.id, "num_gpus": first.count}
     return (), recs, time_json, serving_json
+
+
+def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
+    """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
+    from bot.core.prices import is_stale
+    from bot.core.results import InfoResult
+
+    dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
+    if isinstance(result, InfoResult):
+        dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
+    return sorted(d for d in dates if is_stale(d))
 
 
 def _card(g: GPU) -> str:

@@ -20,9 +20,10 @@ import functools
 import math
 import os
 import re
+import reprlib
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,10 +38,15 @@ __all__ = [
     "Catalog",
     "Component",
     "CurrencyRate",
+    "Engine",
+    "Format",
     "GPU",
     "KnowledgeError",
     "MeasuredValue",
     "Model",
+    "QualityNote",
+    "Tool",
+    "ToolSupport",
     "default_knowledge_dir",
     "get_catalog",
     "load_catalog",
@@ -49,8 +55,10 @@ __all__ = [
 
 # --------------------------------------------------------------------------- constants
 
-VENDORS = ("nvidia", "amd")
-SOFTWARE = ("cuda", "rocm")
+VENDORS = ("nvidia", "amd", "intel", "apple")
+SOFTWARE = ("cuda", "rocm", "oneapi", "mps")
+#: which software stack each vendor's entries must name
+VENDOR_SOFTWARE = {"nvidia": "cuda", "amd": "rocm", "intel": "oneapi", "apple": "mps"}
 SEGMENTS = ("consumer", "workstation", "datacenter")
 PRICE_KINDS = ("new", "street", "used", "list")
 MODEL_KINDS = ("cnn", "encoder", "decoder", "encoder-decoder", "diffusion", "speech", "moe-decoder")
@@ -58,7 +66,9 @@ TRANSFORMER_KINDS = ("encoder", "decoder", "encoder-decoder", "speech", "moe-dec
 COMPONENT_ROLES = ("denoiser", "text_encoder", "vae")
 BENCH_KINDS = ("max_batch", "throughput", "known_batch")
 BENCH_TASKS = ("training", "inference")
-FORM_FACTORS = ("pcie", "sxm", "oam")
+FORM_FACTORS = ("pcie", "sxm", "oam", "system", "laptop")
+#: how a model's weights are published (the dtype of the official checkpoint)
+RELEASE_PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "mxfp4")
 BENCH_PRECISIONS = ("fp32", "fp16", "int8", "int4", "unstated")
 BENCH_SEMANTICS = ("largest_tried", "known_to_run", "measured")
 
@@ -66,6 +76,7 @@ _YYYY_MM = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
 _YYYY_MM_DD = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 _SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 _CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+_FORMAT_ID = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")  # "gguf-q4_k_m", "bnb-nf4", "llama.cpp"
 _WS = re.compile(r"\s+")
 
 
@@ -119,10 +130,25 @@ class GPU:
     legacy_cuda: bool = False
     estimated: frozenset[str] = frozenset()
     notes: str | None = None
+    # unified-memory machines (Apple M-series, DGX Spark, Strix Halo) and modded cards
+    unified_memory: bool = False
+    gpu_memory_share: float | None = None  # default share of vram_gb the GPU may use (unified only)
+    gpu_memory_share_basis: str | None = None  # where the share comes from and how to change it
+    memory_options_gb: tuple[float, ...] = ()  # other memory sizes sold with the same chip
+    modded: bool = False  # memory-modded card (not an NVIDIA/AMD SKU): no warranty, custom VBIOS
+    price_cny: float | None = None  # the price in 元 when it was observed in China (price_usd converts it)
 
     @property
     def is_rocm(self) -> bool:
         return self.software == "rocm"
+
+    @property
+    def usable_memory_gb(self) -> float:
+        """Memory the GPU can use by default: ``vram_gb`` x ``gpu_memory_share`` on unified-memory
+        machines (macOS lets the GPU wire about 75% of RAM unless raised), ``vram_gb`` otherwise."""
+        if self.unified_memory and self.gpu_memory_share is not None:
+            return round(self.vram_gb * self.gpu_memory_share, 2)
+        return self.vram_gb
 
     def is_estimated(self, field_name: str) -> bool:
         return field_name in self.estimated
@@ -171,6 +197,15 @@ class Model:
     components: tuple[Component, ...] = ()
     denoiser_layers: int | None = None
     denoiser_hidden: int | None = None
+    # release format and published builds (knowledge/formats.yaml)
+    release_precision: str | None = None  # dtype of the official checkpoint; None = not recorded
+    release_precision_source: str | None = None
+    release_weights_gb: float | None = None  # published checkpoint size (decimal GB), measured
+    release_weights_source: str | None = None
+    tie_word_embeddings: bool = False  # input embedding and output head share one matrix
+    gguf_sizes: Mapping[str, float] = field(default_factory=lambda: types.MappingProxyType({}))  # id -> GB
+    gguf_sizes_source: str | None = None
+    base_model: str | None = None  # id of the model this one fine-tunes or distils
 
     @property
     def is_transformer(self) -> bool:
@@ -190,6 +225,75 @@ class CurrencyRate:
     estimated: bool = False
 
 
+@dataclass(frozen=True)
+class QualityNote:
+    """A published quality cost of a format: one short line with its metric, date and source."""
+
+    id: str
+    text: str  # one short line, e.g. "+0.18 perplexity on Llama-3-8B (wikitext, ctx 512)"
+    metric: str  # "ppl_delta" | "ppl_ratio" | "accuracy_recovery" | "kl_divergence" | "qualitative"
+    value: float | None
+    date: str  # YYYY-MM of the measurement / publication
+    source: str
+
+
+@dataclass(frozen=True)
+class Format:
+    """A weight format people download or load (``knowledge/formats.yaml``)."""
+
+    id: str  # "bf16", "gguf-q4_k_m", "awq-int4", "bnb-nf4", "fp8", "mxfp4", ...
+    name: str
+    family: str  # native | gguf | awq | gptq | bnb | fp8 | mxfp4
+    precision: (
+        str  # weight precision label: bf16, fp16, fp32, fp8, int8, int6, int5, int4, int3, int2, nf4, mxfp4
+    )
+    bits_per_weight: float  # average stored bits per weight, scales included
+    bits_basis: str  # where bits_per_weight comes from
+    quality_rank: int  # 0 = reference quality; larger = lower quality (orders builds)
+    applies_to: tuple[str, ...]  # model kinds this build exists for
+    embedding_bits: float | None = None  # bits of embeddings / output head when they stay unquantized
+    engines: tuple[str, ...] = ()  # engine ids that load it (software.yaml)
+    quality_note: QualityNote | None = None
+    min_params: int | None = None  # builds only published for models at least this large
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolSupport:
+    """How well one tool runs on one software stack (``knowledge/software.yaml``)."""
+
+    tool: str
+    stack: str  # cuda | rocm | mps | oneapi
+    level: str  # yes | partial | no
+    note_id: str  # stable code of the note, e.g. "flash-attention.cuda"
+    note: str
+    source: str
+    date: str
+    min_compute_capability: float | None = None  # CUDA: below this the level is "no"
+    architectures: tuple[str, ...] = ()  # when given: the level applies to these architectures only
+    other_level: str | None = None  # level for architectures not listed (default "no")
+
+
+@dataclass(frozen=True)
+class Tool:
+    id: str
+    name: str
+    support: Mapping[str, ToolSupport]  # stack -> support
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An inference / UI engine people name ("llama.cpp", "Ollama"); never a model."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    stacks: tuple[str, ...]
+    formats: tuple[str, ...]  # format families it loads
+    source: str
+    notes: str | None = None
+
+
 # --------------------------------------------------------------------------- YAML
 
 
@@ -206,10 +310,12 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) 
             hash(key)
         except TypeError as exc:
             raise yaml.constructor.ConstructorError(
-                None, None, f"unhashable key {key!r}", key_node.start_mark
+                None, None, f"unhashable key {_show(key)}", key_node.start_mark
             ) from exc
         if key in result:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {_show(key)}", key_node.start_mark
+            )
         result[key] = loader.construct_object(value_node, deep=deep)
     return result
 
@@ -217,29 +323,164 @@ def _construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+#: A knowledge file larger than this is refused before it is parsed (the largest is ~64 KB).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Values one top-level entry may expand to once YAML aliases are followed ("billion laughs").
+MAX_ENTRY_VALUES = 20_000
+#: ... and a whole file.
+MAX_FILE_VALUES = 2_000_000
+
+#: Upper bounds of numeric fields (GPU, model, benchmark and currency fields): a value past
+#: these is a typo or an attack, not a card. Lower bounds are the checkers' (positive, >= 0).
+UPPER_BOUNDS: dict[str, float] = {
+    # GPUs
+    "vram_gb": 4096,  # the largest single accelerator today has 288 GB
+    "memory_bandwidth_gbs": 100_000,  # ~8,000 GB/s today
+    "fp32_tflops": 10_000,
+    "fp16_tensor_tflops": 100_000,
+    "tdp_w": 5_000,
+    "price_usd": 10_000_000,
+    "launch_price_usd": 10_000_000,
+    "price_2020_usd": 10_000_000,
+    "cloud_usd_per_hour": 10_000,
+    # models
+    "params": 100_000_000_000_000,  # 100 T
+    "active_params": 100_000_000_000_000,
+    "layers": 10_000,
+    "encoder_layers": 10_000,
+    "decoder_layers": 10_000,
+    "hidden": 1_000_000,
+    "heads": 100_000,
+    "kv_heads": 100_000,
+    "ffn": 10_000_000,
+    "vocab": 100_000_000,
+    "default_seq_len": 100_000_000,
+    "max_seq_len": 100_000_000,
+    "head_dim": 100_000,
+    "kv_cache_dim": 1_000_000,
+    "experts": 100_000,
+    "experts_per_token": 100_000,
+    "activation_mb_per_sample": 10_000_000,
+    "denoiser_layers": 10_000,
+    "denoiser_hidden": 1_000_000,
+    "resolution": 65_536,
+    # benchmarks (a measured value: images/s, tokens/s, a batch size) and currencies
+    "benchmark value": 100_000_000,
+    "usd_per_unit": 1_000_000,
+}
+
+
+def _too_big(ctx: _Ctx, name: str, value: Any, key: str | None = None) -> None:
+    """Raise when a number is past its upper bound (``key`` picks the bound; default ``name``)."""
+    high = UPPER_BOUNDS.get(key or name)
+    if high is None:
+        return
+    values = value if isinstance(value, tuple) else (value,)
+    for v in values:
+        if _is_number(v) and v > high:
+            raise ctx.fail(name, f"must be at most {high:,g}, got {_show(v)}")
+
+
+def _count_values(value: Any, memo: dict[int, int], limit: int) -> int:
+    """How many values ``value`` expands to when YAML aliases are followed, stopping past ``limit``.
+    Shared (aliased) nodes are counted once per use but walked once (memo by id): linear in the
+    file, not in the expansion."""
+    if not isinstance(value, dict | list):
+        return 1
+    known = memo.get(id(value))
+    if known is not None:
+        return known
+    memo[id(value)] = limit + 1  # a node that contains itself expands without end
+    total = 1
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for _, item in items:
+        total += _count_values(item, memo, limit)
+        if total > limit:
+            break
+    memo[id(value)] = total
+    return total
+
+
+def _check_expansion(data: Any, display: str) -> None:
+    """Fail fast, naming file, entry and field, on a file whose aliases expand past the limits."""
+    memo: dict[int, int] = {}
+    if _count_values(data, memo, MAX_FILE_VALUES) <= MAX_ENTRY_VALUES:
+        return
+    tops = data.items() if isinstance(data, dict) else [(None, data)]
+    for top_key, top in tops:
+        entries = enumerate(top) if isinstance(top, list) else [(0, top)]
+        for index, entry in entries:
+            if _count_values(entry, memo, MAX_FILE_VALUES) <= MAX_ENTRY_VALUES:
+                continue
+            label = _entry_label(str(top_key or "entry").rstrip("s"), entry, index)
+            field = None
+            if isinstance(entry, dict):
+                field = next(
+                    (str(k)[:60] for k, v in entry.items() if _count_values(v, memo, MAX_FILE_VALUES) > 1000),
+                    None,
+                )
+            raise KnowledgeError(
+                display,
+                f"expands to more than {MAX_ENTRY_VALUES:,} values (YAML aliases/anchors); refused",
+                entry=label,
+                field=field,
+            )
+    if _count_values(data, memo, MAX_FILE_VALUES) > MAX_FILE_VALUES:
+        raise KnowledgeError(
+            display, f"expands to more than {MAX_FILE_VALUES:,} values (YAML aliases); refused"
+        )
+
+
 def _read_yaml(path: Path, display: str) -> Any:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise KnowledgeError(display, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KnowledgeError(display, "file is missing") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise KnowledgeError(display, f"cannot read file: {exc}") from None
+        raise KnowledgeError(display, f"cannot read file: {_show_text(str(exc))}") from None
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except RecursionError:
+        raise KnowledgeError(display, "nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         context = getattr(exc, "context", None)
-        msg = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
+        msg = f"YAML syntax error: {_show_text(str(problem))}" + (
+            f" ({_show_text(str(context))})" if context else ""
+        )
         raise KnowledgeError(display, msg, line=line) from None
+    try:
+        _check_expansion(data, display)
+    except RecursionError:
+        raise KnowledgeError(display, "nested too deeply") from None
+    return data
 
 
 # --------------------------------------------------------------------------- validation helpers
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlong = 40
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
+    """A short repr for error messages: bounded whatever the value (huge, deep, aliased)."""
+    try:
+        text = _REPR.repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return _show_text(text)
+
+
+def _show_text(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -255,6 +496,7 @@ class _Ctx:
         self.entry = entry
 
     def fail(self, field: str | None, problem: str) -> KnowledgeError:
+        field = field if field is None or len(field) <= 80 else field[:77] + "..."
         return KnowledgeError(self.file, problem, entry=self.entry, field=field)
 
 
@@ -366,6 +608,35 @@ def _components(ctx: _Ctx, name: str, v: Any) -> tuple[Component, ...]:
     return tuple(out)
 
 
+def _share(ctx: _Ctx, name: str, v: Any) -> float:
+    if not _is_number(v) or not 0 < v <= 1:
+        raise ctx.fail(name, f"must be a fraction in (0, 1], got {_show(v)}")
+    return float(v)
+
+
+def _pos_number_list(ctx: _Ctx, name: str, v: Any) -> tuple[float, ...]:
+    if not isinstance(v, list) or not v:
+        raise ctx.fail(name, f"must be a non-empty list of positive numbers, got {_show(v)}")
+    return tuple(_pos_number(ctx, f"{name}[{i}]", x) for i, x in enumerate(v))
+
+
+def _format_id(ctx: _Ctx, name: str, v: Any) -> str:
+    s = _str(ctx, name, v)
+    if not _FORMAT_ID.match(s):
+        raise ctx.fail(name, f"must be a lowercase id like 'gguf-q4_k_m', got {_show(v)}")
+    return s
+
+
+def _size_map(ctx: _Ctx, name: str, v: Any) -> types.MappingProxyType[str, float]:
+    if not isinstance(v, dict) or not v:
+        raise ctx.fail(name, f"must be a non-empty mapping format id -> GB, got {_show(v)}")
+    out: dict[str, float] = {}
+    for k, x in v.items():
+        key = _format_id(ctx, f"{name}.{k}", k)
+        out[key] = float(_pos_number(ctx, f"{name}.{k}", x))
+    return types.MappingProxyType(out)
+
+
 # field name -> (checker, required). Required keys must be present (their value may
 # still be null when the checker is nullable, e.g. price_usd).
 _GPU_FIELDS: dict[str, tuple[Checker, bool]] = {
@@ -397,6 +668,12 @@ _GPU_FIELDS: dict[str, tuple[Checker, bool]] = {
     "source": (_str, True),
     "estimated": (_str_list, False),
     "notes": (_str, False),
+    "unified_memory": (_bool, False),
+    "gpu_memory_share": (_share, False),
+    "gpu_memory_share_basis": (_str, False),
+    "memory_options_gb": (_pos_number_list, False),
+    "modded": (_bool, False),
+    "price_cny": (_pos_number, False),
 }
 
 _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
@@ -431,6 +708,14 @@ _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
     "components": (_components, False),
     "denoiser_layers": (_pos_int, False),
     "denoiser_hidden": (_pos_int, False),
+    "release_precision": (_enum(*RELEASE_PRECISIONS), False),
+    "release_precision_source": (_str, False),
+    "release_weights_gb": (_pos_number, False),
+    "release_weights_source": (_str, False),
+    "tie_word_embeddings": (_bool, False),
+    "gguf_sizes": (_size_map, False),
+    "gguf_sizes_source": (_str, False),
+    "base_model": (_slug, False),
 }
 
 _TRANSFORMER_REQUIRED = (
@@ -461,7 +746,7 @@ assert _MODEL_FIELD_NAMES == set(_MODEL_FIELDS), "Model dataclass and _MODEL_FIE
 
 def _entry_label(kind: str, raw: Any, index: int) -> str:
     if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
-        return f"{kind} '{raw['id'].strip()}'"
+        return f"{kind} '{_show_text(raw['id'].strip())}'"
     return f"{kind} #{index + 1}"
 
 
@@ -480,6 +765,7 @@ def _check_fields(ctx: _Ctx, raw: Any, spec: Mapping[str, tuple[Checker, bool]],
         if value is None and not required:
             continue  # an optional key written as null is the same as absent
         out[key] = checker(ctx, key, value)
+        _too_big(ctx, key, out[key])
     return out
 
 
@@ -508,6 +794,21 @@ def _build_gpu(file: str, raw: Any, index: int) -> GPU:
         raise ctx.fail("software", f"an nvidia card runs cuda, got {v['software']!r}")
     if v["vendor"] == "amd" and v["software"] != "rocm":
         raise ctx.fail("software", f"an amd card runs rocm, got {v['software']!r}")
+    want = VENDOR_SOFTWARE[v["vendor"]]
+    if v["software"] != want:
+        raise ctx.fail("software", f"an {v['vendor']} entry runs {want}, got {v['software']!r}")
+    unified = v.get("unified_memory", False)
+    for key in ("gpu_memory_share", "gpu_memory_share_basis", "memory_options_gb"):
+        if key in v and not unified:
+            raise ctx.fail(key, "only for unified-memory machines (unified_memory: true)")
+    if unified:
+        for key in ("gpu_memory_share", "gpu_memory_share_basis"):
+            if key not in v:
+                raise ctx.fail(key, "required when unified_memory is true")
+    if "price_cny" in v and v.get("price_usd") is None:
+        raise ctx.fail("price_cny", "given without a price_usd (the converted price)")
+    if v.get("modded", False) and "notes" not in v:
+        raise ctx.fail("notes", "a modded card needs notes saying its caveats (warranty, VBIOS, drivers)")
     v["estimated"] = _check_estimated(ctx, v, _GPU_FIELD_NAMES)
     return GPU(**v)
 
@@ -539,6 +840,14 @@ def _build_model(file: str, raw: Any, index: int) -> Model:
             raise ctx.fail(
                 "layers", f"must equal encoder_layers + decoder_layers ({total}), got {v['layers']}"
             )
+    for key, partner in (
+        ("release_precision", "release_precision_source"),
+        ("release_weights_gb", "release_weights_source"),
+        ("gguf_sizes", "gguf_sizes_source"),
+    ):
+        if (key in v) != (partner in v):
+            missing = partner if key in v else key
+            raise ctx.fail(missing, f"{key} and {partner} go together")
     v["estimated"] = _check_estimated(ctx, v, _MODEL_FIELD_NAMES)
     if "components" in v:
         v["components"] = tuple(v["components"])
@@ -610,15 +919,16 @@ def _build_sets(
             value_check = _nonneg_number if kind != "known_batch" else _pos_number
             for model_id, row in raw_data.items():
                 if model_id not in model_ids:
-                    raise ctx.fail(f"data.{model_id}", f"unknown model id {str(model_id)!r}")
+                    raise ctx.fail(f"data.{model_id}", f"unknown model id {_show(str(model_id))}")
                 if not isinstance(row, dict) or not row:
                     raise ctx.fail(f"data.{model_id}", "must be a non-empty mapping gpu id -> value")
                 clean: dict[str, float] = {}
                 for gpu_id, value in row.items():
                     where = f"data.{model_id}.{gpu_id}"
                     if gpu_id not in gpu_ids:
-                        raise ctx.fail(where, f"unknown gpu id {str(gpu_id)!r}")
+                        raise ctx.fail(where, f"unknown gpu id {_show(str(gpu_id))}")
                     clean[gpu_id] = value_check(ctx, where, value)
+                    _too_big(ctx, where, clean[gpu_id], "benchmark value")
                     if kind in ("max_batch", "known_batch") and value != int(value):
                         raise ctx.fail(where, f"a batch size must be a whole number, got {_show(value)}")
                 data[model_id] = clean
@@ -632,7 +942,7 @@ def _build_sets(
                 raise ctx.fail("by_vram", "must be a mapping model id -> VRAM GB -> batch")
             for model_id, row in raw_bv.items():
                 if model_id not in model_ids:
-                    raise ctx.fail(f"by_vram.{model_id}", f"unknown model id {str(model_id)!r}")
+                    raise ctx.fail(f"by_vram.{model_id}", f"unknown model id {_show(str(model_id))}")
                 if not isinstance(row, dict) or not row:
                     raise ctx.fail(f"by_vram.{model_id}", "must be a non-empty mapping VRAM GB -> batch")
                 bv_clean: dict[float, float] = {}
@@ -706,11 +1016,12 @@ def _build_currencies(display: str, raw: Any) -> dict[str, CurrencyRate]:
         if code in out:
             raise ctx.fail("code", "duplicate currency code")
         usd = _pos_number(ctx, "usd_per_unit", r["usd_per_unit"])
+        _too_big(ctx, "usd_per_unit", usd)
         symbols = _str_list(ctx, "symbols", r["symbols"])
         for j, sym in enumerate(symbols):
             key = normalise_name(sym)
             if key in symbol_owner:
-                raise ctx.fail(f"symbols[{j}]", f"symbol {sym!r} already belongs to {symbol_owner[key]}")
+                raise ctx.fail(f"symbols[{j}]", f"symbol {_show(sym)} already belongs to {symbol_owner[key]}")
             symbol_owner[key] = code
         est = r.get("estimated", [])
         if est is True:
@@ -736,6 +1047,240 @@ def _build_currencies(display: str, raw: Any) -> dict[str, CurrencyRate]:
     return out
 
 
+# --------------------------------------------------------------------------- formats, software
+
+FORMAT_FAMILIES = ("native", "gguf", "awq", "gptq", "bnb", "fp8", "mxfp4")
+FORMAT_PRECISIONS = (
+    "bf16",
+    "fp16",
+    "fp32",
+    "fp8",
+    "int8",
+    "int6",
+    "int5",
+    "int4",
+    "int3",
+    "int2",
+    "nf4",
+    "mxfp4",
+)
+NOTE_METRICS = ("ppl_delta", "ppl_ratio", "accuracy_recovery", "kl_divergence", "qualitative")
+SUPPORT_LEVELS = ("yes", "partial", "no")
+
+
+def _keys(ctx: _Ctx, raw: Any, allowed: set[str], required: tuple[str, ...], what: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ctx.fail(None, f"each {what} must be a mapping, got {_show(raw)}")
+    for k in raw:
+        if k not in allowed:
+            raise ctx.fail(str(k), "unknown key (not in knowledge/SCHEMA.md)")
+    for k in required:
+        if k not in raw or raw[k] is None:
+            raise ctx.fail(k, "missing required key")
+    return raw
+
+
+def _date_str(ctx: _Ctx, name: str, v: Any) -> str:
+    if hasattr(v, "isoformat"):
+        v = v.isoformat()
+    if not isinstance(v, str) or not (_YYYY_MM.match(v) or _YYYY_MM_DD.match(v)):
+        raise ctx.fail(name, f"must be a YYYY-MM or YYYY-MM-DD date (quote it), got {_show(v)}")
+    return v
+
+
+def _top_mapping(data: Any, display: str, allowed: tuple[str, ...], list_key: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise KnowledgeError(display, f"must be a mapping with a top-level '{list_key}:' list")
+    for k in data:
+        if k not in allowed:
+            raise KnowledgeError(display, "unknown top-level key", field=str(k))
+    items = data.get(list_key)
+    if not isinstance(items, list) or not items:
+        raise KnowledgeError(display, "must be a non-empty list", field=list_key)
+    return data
+
+
+def _build_formats(display: str, raw: Any) -> dict[str, Format]:
+    data = _top_mapping(raw, display, ("source", "date", "notes", "formats"), "formats")
+    top = _Ctx(display)
+    _str(top, "source", data.get("source"))
+    _date_str(top, "date", data.get("date"))
+    out: dict[str, Format] = {}
+    note_ids: set[str] = set()
+    allowed = {
+        "id", "name", "family", "precision", "bits_per_weight", "bits_basis", "quality_rank", "applies_to",
+        "embedding_bits", "engines", "quality_note", "min_params", "notes",
+    }  # fmt: skip
+    required = (
+        "id",
+        "name",
+        "family",
+        "precision",
+        "bits_per_weight",
+        "bits_basis",
+        "quality_rank",
+        "applies_to",
+    )
+    for i, r in enumerate(data["formats"]):
+        ctx = _Ctx(display, _entry_label("format", r, i))
+        _keys(ctx, r, allowed, required, "format")
+        fid = _format_id(ctx, "id", r["id"])
+        if fid in out:
+            raise ctx.fail("id", "duplicate format id")
+        kinds = _str_list(ctx, "applies_to", r["applies_to"])
+        for j, k in enumerate(kinds):
+            if k not in MODEL_KINDS:
+                raise ctx.fail(
+                    f"applies_to[{j}]", f"must be a model kind ({', '.join(MODEL_KINDS)}), got {_show(k)}"
+                )
+        rank = r["quality_rank"]
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank < 0:
+            raise ctx.fail("quality_rank", f"must be an integer >= 0, got {_show(rank)}")
+        note = None
+        qn = r.get("quality_note")
+        if qn is not None:
+            nctx = _Ctx(display, f"format '{fid}' quality_note")
+            _keys(
+                nctx,
+                qn,
+                {"id", "text", "metric", "value", "date", "source"},
+                ("id", "text", "metric", "date", "source"),
+                "quality_note",
+            )
+            nid = _format_id(nctx, "id", qn["id"])
+            if nid in note_ids:
+                raise nctx.fail("id", "duplicate quality note id")
+            note_ids.add(nid)
+            text = _str(nctx, "text", qn["text"])
+            if len(text) > 140 or "\n" in text:
+                raise nctx.fail("text", "must be one short line (at most 140 characters)")
+            value = qn.get("value")
+            if value is not None and not _is_number(value):
+                raise nctx.fail("value", f"must be a number or null, got {_show(value)}")
+            note = QualityNote(
+                id=nid,
+                text=text,
+                metric=_enum(*NOTE_METRICS)(nctx, "metric", qn["metric"]),
+                value=None if value is None else float(value),
+                date=_date_str(nctx, "date", qn["date"]),
+                source=_str(nctx, "source", qn["source"]),
+            )
+        emb = r.get("embedding_bits")
+        out[fid] = Format(
+            id=fid,
+            name=_str(ctx, "name", r["name"]),
+            family=_enum(*FORMAT_FAMILIES)(ctx, "family", r["family"]),
+            precision=_enum(*FORMAT_PRECISIONS)(ctx, "precision", r["precision"]),
+            bits_per_weight=float(_pos_number(ctx, "bits_per_weight", r["bits_per_weight"])),
+            bits_basis=_str(ctx, "bits_basis", r["bits_basis"]),
+            quality_rank=rank,
+            applies_to=kinds,
+            embedding_bits=None if emb is None else float(_pos_number(ctx, "embedding_bits", emb)),
+            engines=_str_list(ctx, "engines", r["engines"]) if r.get("engines") is not None else (),
+            quality_note=note,
+            min_params=_pos_int(ctx, "min_params", r["min_params"])
+            if r.get("min_params") is not None
+            else None,
+            notes=_str(ctx, "notes", r["notes"]) if r.get("notes") is not None else None,
+        )
+    return out
+
+
+def _build_software(display: str, raw: Any) -> tuple[dict[str, Tool], dict[str, Engine]]:
+    data = _top_mapping(raw, display, ("source", "date", "notes", "tools", "engines"), "tools")
+    top = _Ctx(display)
+    _str(top, "source", data.get("source"))
+    file_date = _date_str(top, "date", data.get("date"))
+    tools: dict[str, Tool] = {}
+    note_ids: set[str] = set()
+    for i, r in enumerate(data["tools"]):
+        ctx = _Ctx(display, _entry_label("tool", r, i))
+        _keys(ctx, r, {"id", "name", "support"}, ("id", "name", "support"), "tool")
+        tid = _format_id(ctx, "id", r["id"])
+        if tid in tools:
+            raise ctx.fail("id", "duplicate tool id")
+        sup_raw = r["support"]
+        if not isinstance(sup_raw, dict) or set(sup_raw) != set(SOFTWARE):
+            raise ctx.fail("support", f"must map every stack ({', '.join(SOFTWARE)}) to a support entry")
+        sup: dict[str, ToolSupport] = {}
+        for stack in SOFTWARE:
+            sctx = _Ctx(display, f"tool '{tid}' support.{stack}")
+            e = _keys(
+                sctx,
+                sup_raw[stack],
+                {"level", "note", "source", "date", "min_compute_capability", "architectures", "other_level"},
+                ("level", "note", "source"),
+                "support entry",
+            )
+            note_id = f"{tid}.{stack}"
+            if note_id in note_ids:
+                raise sctx.fail(None, "duplicate support note")
+            note_ids.add(note_id)
+            mcc = e.get("min_compute_capability")
+            if mcc is not None and stack != "cuda":
+                raise sctx.fail("min_compute_capability", "only for the cuda stack")
+            archs = _str_list(sctx, "architectures", e["architectures"]) if e.get("architectures") else ()
+            other = e.get("other_level")
+            if other is not None and not archs:
+                raise sctx.fail("other_level", "only with architectures")
+            sup[stack] = ToolSupport(
+                tool=tid,
+                stack=stack,
+                level=_enum(*SUPPORT_LEVELS)(sctx, "level", e["level"]),
+                note_id=note_id,
+                note=_str(sctx, "note", e["note"]),
+                source=_str(sctx, "source", e["source"]),
+                date=_date_str(sctx, "date", e["date"]) if e.get("date") is not None else file_date,
+                min_compute_capability=None
+                if mcc is None
+                else float(_pos_number(sctx, "min_compute_capability", mcc)),
+                architectures=archs,
+                other_level=None if other is None else _enum(*SUPPORT_LEVELS)(sctx, "other_level", other),
+            )
+        tools[tid] = Tool(id=tid, name=_str(ctx, "name", r["name"]), support=types.MappingProxyType(sup))
+    engines: dict[str, Engine] = {}
+    seen_names: dict[str, str] = {}
+    for i, r in enumerate(data.get("engines") or []):
+        ctx = _Ctx(display, _entry_label("engine", r, i))
+        _keys(
+            ctx,
+            r,
+            {"id", "name", "aliases", "stacks", "formats", "source", "notes"},
+            ("id", "name", "aliases", "stacks", "formats", "source"),
+            "engine",
+        )
+        eid = _format_id(ctx, "id", r["id"])
+        if eid in engines:
+            raise ctx.fail("id", "duplicate engine id")
+        aliases = _str_list(ctx, "aliases", r["aliases"])
+        for j, n in enumerate((r["name"], *aliases)):
+            key = normalise_name(str(n))
+            if key in seen_names and seen_names[key] != eid:
+                raise ctx.fail(f"aliases[{j}]", f"{n!r} is already used by engine {seen_names[key]!r}")
+            seen_names[key] = eid
+        stacks = _str_list(ctx, "stacks", r["stacks"])
+        for j, st in enumerate(stacks):
+            if st not in SOFTWARE:
+                raise ctx.fail(f"stacks[{j}]", f"must be one of {', '.join(SOFTWARE)}, got {_show(st)}")
+        fams = _str_list(ctx, "formats", r["formats"])
+        for j, fam in enumerate(fams):
+            if fam not in FORMAT_FAMILIES:
+                raise ctx.fail(
+                    f"formats[{j}]",
+                    f"must be a format family ({', '.join(FORMAT_FAMILIES)}), got {_show(fam)}",
+                )
+        engines[eid] = Engine(
+            id=eid,
+            name=_str(ctx, "name", r["name"]),
+            aliases=aliases,
+            stacks=stacks,
+            formats=fams,
+            source=_str(ctx, "source", r["source"]),
+            notes=_str(ctx, "notes", r["notes"]) if r.get("notes") is not None else None,
+        )
+    return tools, engines
+
+
 # --------------------------------------------------------------------------- catalog
 
 
@@ -750,6 +1295,9 @@ class Catalog:
         benchmarks: Benchmarks,
         currencies: dict[str, CurrencyRate],
         prices: Any = None,
+        formats: dict[str, Format] | None = None,
+        tools: dict[str, Tool] | None = None,
+        engines: dict[str, Engine] | None = None,
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
@@ -758,6 +1306,9 @@ class Catalog:
         self.currencies: Mapping[str, CurrencyRate] = types.MappingProxyType(currencies)
         # bot.core.prices.PriceBook (prices.yaml + prices-imported.yaml); None = read on first use
         self.prices = prices
+        self.formats: Mapping[str, Format] = types.MappingProxyType(formats or {})
+        self.tools: Mapping[str, Tool] = types.MappingProxyType(tools or {})
+        self.engines: Mapping[str, Engine] = types.MappingProxyType(engines or {})
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -787,6 +1338,7 @@ class Catalog:
             f"models: {len(self.models)}",
             f"benchmark sets: {len(self.benchmarks)}, cells: {self.benchmarks.cell_count()}",
             f"currencies: {len(self.currencies)} ({', '.join(self.currencies)})",
+            f"formats: {len(self.formats)}, software tools: {len(self.tools)}, engines: {len(self.engines)}",
             f"prices: {len(priced)} cards priced ({est_prices} estimated), oldest price date {oldest or '-'}",
             f"cards missing a price: {', '.join(missing) if missing else 'none'}",
         ]
@@ -823,7 +1375,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         key = normalise_name(text)
         owner = names.get(key)
         if owner is not None and owner != label:
-            raise KnowledgeError(display, f"{text!r} is already used by {owner}", entry=label, field=field)
+            raise KnowledgeError(
+                display, f"{_show(text)} is already used by {owner}", entry=label, field=field
+            )
         names[key] = label
 
     def entries(filename: str, key: str, kind: str, build: Callable[[str, Any, int], E]) -> dict[str, E]:
@@ -843,6 +1397,14 @@ def load_catalog(directory: Path | None = None) -> Catalog:
 
     gpus = entries("gpus.yaml", "gpus", "gpu", _build_gpu)
     models = entries("models.yaml", "models", "model", _build_model)
+    for m in models.values():
+        if m.base_model is not None and m.base_model not in models:
+            raise KnowledgeError(
+                _display(root, root / "models.yaml"),
+                f"unknown model id {m.base_model!r}",
+                entry=f"model '{m.id}'",
+                field="base_model",
+            )
 
     # benchmarks
     bench_dir = directory / "benchmarks"
@@ -862,10 +1424,61 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     cdisp = _display(directory, cur_path)
     currencies = _build_currencies(cdisp, _read_yaml(cur_path, cdisp))
 
+    # formats (optional file: a knowledge dir without it has no quantized builds)
+    formats: dict[str, Format] = {}
+    fmt_path = directory / "formats.yaml"
+    if fmt_path.is_file():
+        fdisp = _display(directory, fmt_path)
+        formats = _build_formats(fdisp, _read_yaml(fmt_path, fdisp))
+        mdisp = _display(directory, directory / "models.yaml")
+        for m in models.values():
+            for fid in m.gguf_sizes:
+                if fid not in formats:
+                    raise KnowledgeError(
+                        mdisp,
+                        f"unknown format id {fid!r}",
+                        entry=f"model '{m.id}'",
+                        field=f"gguf_sizes.{fid}",
+                    )
+                if formats[fid].family != "gguf":
+                    raise KnowledgeError(
+                        mdisp,
+                        f"{fid!r} is not a GGUF format",
+                        entry=f"model '{m.id}'",
+                        field=f"gguf_sizes.{fid}",
+                    )
+
+    # software support and engine names (optional file)
+    tools: dict[str, Tool] = {}
+    engines: dict[str, Engine] = {}
+    sw_path = directory / "software.yaml"
+    if sw_path.is_file():
+        sdisp = _display(directory, sw_path)
+        tools, engines = _build_software(sdisp, _read_yaml(sw_path, sdisp))
+        for f in formats.values():
+            for j, eid in enumerate(f.engines):
+                if eid not in engines:
+                    raise KnowledgeError(
+                        _display(directory, fmt_path),
+                        f"unknown engine id {eid!r}",
+                        entry=f"format '{f.id}'",
+                        field=f"engines[{j}]",
+                    )
+
     from bot.core import prices as _prices  # late import: prices reads knowledge's helpers
 
     price_book = _prices.load(directory, gpus, currencies)
-    return Catalog(directory, gpus, models, Benchmarks(sets), currencies, prices=price_book)
+    return Catalog(
+        directory,
+        gpus,
+        models,
+        Benchmarks(sets),
+        currencies,
+        prices=price_book,
+        formats=formats,
+        tools=tools,
+        engines=engines,
+    )
 
 
 @functools.lru_cache(maxsize=8)

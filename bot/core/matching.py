@@ -49,7 +49,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from cachetools import LRUCache
 from rapidfuzz import fuzz, process, utils
+
+from bot.config import BOUNDS
 
 __all__ = [
     "Match",
@@ -82,6 +85,7 @@ SUGGEST_CUTOFF = 60.0
 #: VRAM are asked back; families whose members share the VRAM take the first
 #: member listed in the catalog (or the one listed here).
 DEFAULT_VARIANTS: dict[str, str] = {
+    "2060": "rtx-2060",  # the 12 GB card (2021) is a late re-release
     "3060": "rtx-3060-12gb",  # the 8 GB card is a rare cut-down model
     "3080": "rtx-3080-10gb",  # the 12 GB card came later and sold little
     "h100": "h100-sxm",  # SXM and PCIe both have 80 GB; SXM is what clouds rent
@@ -128,8 +132,11 @@ bandwidth power watts tdp how big large huge parameters params info information 
 images video text language llm llms network networks neural deep learning ml ai project task tasks
 work job jobs dataset data hours days time times per second throughput latency samples sample
 amount two three four five six eight dual pair quad single multi multiple first second
-stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt
+stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt llamacpp
 onnx cuda rocm nvlink pcie sxm flash attention checkpointing optimizer adam adamw sgd fsdp deepspeed
+rent renting rented rental rentals lease leasing own owning owned sell selling resale resell deal
+deals bargain offer offers electricity kwh bill month months monthly year years yearly week weeks day
+daily hour hourly mini pro ultra warranty second-hand secondhand refurbished
 """.split()
 )
 
@@ -151,7 +158,6 @@ _WEAK_HEADS = frozenset(
         "big",
         "mt",
         "nemo",
-        "r1",
         "oss",
         "deep",
         "vaswani",
@@ -159,6 +165,7 @@ _WEAK_HEADS = frozenset(
     }
 )
 
+_LLAMA_CPP = re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
 _TOKEN_CHUNK_RE = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _PIECE_RE = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
@@ -219,7 +226,7 @@ class _Target:
 
 def normalize(text: str) -> str:
     """NFKC + lowercase, control characters to spaces; keeps the length when it can."""
-    t = unicodedata.normalize("NFKC", text).lower()
+    t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
     return "".join(" " if (c < " " or "\x7f" <= c <= "\x9f") else c for c in t)
 
 
@@ -318,7 +325,10 @@ class Matcher:
         self._keys: dict[str, _Target] = {}
         self._compact: dict[str, _Target | None] = {}
         self._families: dict[str, tuple[str, ...]] = {}  # family key -> member ids
-        self._suggest_cache: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]] = {}
+        # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
+        self._suggest_cache: LRUCache[
+            tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
+        ] = LRUCache(maxsize=BOUNDS.suggest_pools)
         self._family_of: dict[str, str] = {}  # gpu id -> family key
         self._entry_keys: dict[tuple[str, str], list[str]] = {}  # (kind, id) -> keys
         self._vocab: set[str] = set()
@@ -345,6 +355,9 @@ class Matcher:
                 old.ids[0] if old.explicit and old.ids[0] in target.ids else None
             )
             self._keys[key] = target
+        elif old.ids == target.ids:
+            if target.explicit and not old.explicit:
+                self._keys[key] = target  # a name the catalog lists beats the same key derived earlier
         elif old.ids != target.ids:
             if old.explicit and not target.explicit:
                 return

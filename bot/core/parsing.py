@@ -42,6 +42,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from cachetools import LRUCache
+
+from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
 from bot.core.types import (
     Choice,
@@ -222,6 +225,8 @@ _NO_FLASH_RE = _rx(
 # image side: "at 1024px", "768 pixels", "1024x1024", "1024×768"
 _OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?:ing|ed)?\b")
 _RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
+# a side in pixels too small or too large to be one ("20000px"): reported, not used
+_RES_ODD_RE = _rx(r"\b(\d{1,2}|\d{5,9})\s*(?:px|pixels?)\b")
 
 # ----------------------------------------------------------------- numbers
 _NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -233,7 +238,7 @@ _SEQ_RES = (
         r"|(?:上下文|序列长度|长度)\s*(\d+(?:\.\d+)?)\s*(k)?"
     ),
     _rx(
-        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
+        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(?<![0-9.])(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
     ),
 )
 _BATCH_RES = (
@@ -278,7 +283,7 @@ _COUNT_BEFORE_RE = _rx(
     r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块|个|卡)?\s*)$"
 )
 _COUNT_AFTER_RE = _rx(
-    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:cards?|gpus?)?\s*[x×]\s*(\d{1,4})\b"
+    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
 )
 _COUNT_GPUS_RE = _rx(
     rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
@@ -357,7 +362,7 @@ class _Currencies:
         return codes[0]
 
 
-_CURRENCY_CACHE: dict[int, tuple[Any, _Currencies]] = {}
+_CURRENCY_CACHE: LRUCache[int, tuple[Any, _Currencies]] = LRUCache(maxsize=16)  # per catalog
 
 
 def _currencies(catalog: Any) -> _Currencies:
@@ -371,42 +376,67 @@ def _currencies(catalog: Any) -> _Currencies:
 
 
 # ----------------------------------------------------------------- pieces
-def _seq_len(masked: str) -> tuple[int | None, str]:
+def _seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     for rx in _SEQ_RES:
         for m in rx.finditer(masked):
             groups = [g for g in m.groups()]
             for k in range(0, len(groups), 2):
                 if groups[k]:
                     v = float(groups[k]) * (1024 if groups[k + 1] else 1)
-                    if 1 <= v <= 10_000_000 and (v >= 16 or groups[k + 1]):
-                        return int(v), _blank(masked, m.start(), m.end())
+                    if v >= 16 or groups[k + 1]:
+                        bad = _out_of_range("seq_len", v, m.group().strip())
+                        if bad is None:
+                            return int(v), _blank(masked, m.start(), m.end())
+                        if oor is not None:
+                            oor.append(bad)
+                        return None, _blank(masked, m.start(), m.end())
     return None, masked
 
 
-def _resolution(masked: str) -> tuple[int | None, str]:
+def _out_of_range(field: str, value: float, text: str) -> OutOfRange | None:
+    return check_number(field, value, text)
+
+
+def _resolution(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     """Image side in pixels; a w x h pair becomes the side of the same pixel count."""
     m = _RES_RE.search(masked)
     if m is None:
+        odd = _RES_ODD_RE.search(masked)
+        if odd is not None and oor is not None:
+            bad = _out_of_range("resolution", int(odd.group(1)), odd.group().strip())
+            if bad is not None:
+                oor.append(bad)
+                return None, _blank(masked, odd.start(), odd.end())
         return None, masked
     w = int(m.group(1))
     h = int(m.group(2)) if m.group(2) else w
-    if not (64 <= w <= 8192 and 64 <= h <= 8192):
-        return None, masked
+    for side in (w, h):
+        bad = _out_of_range("resolution", side, m.group().strip())
+        if bad is not None:
+            if oor is not None:
+                oor.append(bad)
+            return None, _blank(masked, m.start(), m.end())
     return int(round((w * h) ** 0.5)), _blank(masked, m.start(), m.end())
 
 
-def _batch(masked: str) -> tuple[int | None, str]:
+def _batch(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     for rx in _BATCH_RES:
         for m in rx.finditer(masked):
             g = next((x for x in m.groups() if x), None)
             if g is not None:
-                v = int(g)
-                if 1 <= v <= 1_000_000:
-                    return v, _blank(masked, m.start(), m.end())
+                v = float(g) if len(g) > 18 else int(g)  # a 300-digit "batch" is not parsed as an int
+                bad = _out_of_range("batch_size", v, m.group().strip())
+                if bad is None:
+                    return int(v), _blank(masked, m.start(), m.end())
+                if oor is not None:
+                    oor.append(bad)
+                return None, _blank(masked, m.start(), m.end())
     return None, masked
 
 
-def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -> tuple[int | None, str]:
+def _counts(
+    masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int], oor: list[OutOfRange] | None = None
+) -> tuple[int | None, str]:
     """The card count ("2x 3090", "two 4090s", "dual"), first one found; ``per`` gets each
     card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090"."""
     found: int | None = None
@@ -425,6 +455,13 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
                     found = found or v
                     per[mn.start] = v
                     continue
+                if (
+                    v is not None and m.group(1) is not None and oor is not None
+                ):  # "2000x 4090": a count, absurd
+                    oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
+                    off = mn.start - len(head)
+                    masked = _blank(masked, off + m.start(), off + m.end())
+                    continue
         tail = masked[mn.end : mn.end + 20]
         m2 = _COUNT_AFTER_RE.search(tail)
         if m2:
@@ -433,6 +470,9 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
                 masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
                 found = found or v
                 per[mn.start] = v
+            elif oor is not None:  # "4090 x 0", "4090 x 2000"
+                oor.append(OutOfRange("num_gpus", m2.group().strip(), 1.0, 1024.0))
+                masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
     if found is None:
         m = _COUNT_GPUS_RE.search(masked)
         if m and m.group(0) and not m.group(0).startswith("multi"):
@@ -443,6 +483,9 @@ def _counts(masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int]) -
             money = any(c in "$€£¥₹₩" for c in masked[max(0, m.start() - 2) : m.start()])
             if v and 1 <= v <= 64 and not money:
                 found = v
+                masked = _blank(masked, m.start(), m.end())
+            elif v is not None and (v < 1 or v > 1024) and not money and oor is not None:
+                oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
                 masked = _blank(masked, m.start(), m.end())
     return found, masked
 
@@ -555,10 +598,50 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
     try:
         from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
 
-        return refine(_parse(raw, catalog, context))
+        return refine(_with_prices(_parse(raw, catalog, context), catalog))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+# words without which a question says nothing about prices (keeps the price reader off the hot path)
+_PRICE_GATE = re.compile(
+    r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
+    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr)\b|[$€£¥₹₩]|租|买|划算|值不值|回本|二手|电费|全新|价",
+    re.I,
+)
+
+
+def _with_prices(q: Query, catalog: Any) -> Query:
+    """Read what the question says about prices; a rent-or-buy or deal question gets its own intent."""
+    if not _PRICE_GATE.search(q.text):
+        return q
+    from bot.core.price_parse import PriceQuestionKind, parse_price_question
+
+    pq = parse_price_question(q.text, get_matcher(catalog).catalog)
+    said = bool(pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years)
+    if not (said or pq.filters.condition or pq.filters.no_cloud):
+        return q
+    intent = q.intent
+    one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
+    if PriceQuestionKind.RENT_OR_BUY in pq.kinds and q.intent is not Intent.COMPARE:
+        intent = Intent.RENT_OR_BUY
+    elif PriceQuestionKind.DEAL in pq.kinds and one_card and any(x.usd for x in pq.quotes):
+        intent = Intent.DEAL
+    gpus = q.gpus
+    if not gpus:
+        gpus = tuple(x.gpu_ids[0] for x in pq.quotes if len(x.gpu_ids) == 1)[:2]
+    quoted_usd = {round(x.usd, 2) for x in pq.quotes if x.usd}
+    if q.budget_usd is not None and round(q.budget_usd, 2) in quoted_usd:
+        # "I can get a 3090 for $450, ... under $600": the quote is a card's price, the limit the budget
+        q = replace(q, budget_usd=pq.filters.max_usd)
+    if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
+        # "is $900 a good price": the amount is the card's price, not a budget
+        budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
+        return replace(
+            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=False
+        )
+    return replace(q, price_question=pq)
 
 
 def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
@@ -582,13 +665,14 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     choices: list[Choice] = []
     clarify = False
 
-    resolution, masked = _resolution(masked)
-    seq_len, masked = _seq_len(masked)
-    batch, masked = _batch(masked)
+    out_of_range: list[OutOfRange] = []
+    resolution, masked = _resolution(masked, out_of_range)
+    seq_len, masked = _seq_len(masked, out_of_range)
+    batch, masked = _batch(masked, out_of_range)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    num_gpus, masked = _counts(masked, gpu_mentions, per_card)
+    num_gpus, masked = _counts(masked, gpu_mentions, per_card, out_of_range)
 
     precision = _first(_PRECISION_RES, masked)
     method = _first(_METHOD_RES, masked)
@@ -677,6 +761,12 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                         rate=float(rate.usd_per_unit),
                     )
                 )
+        if budget_usd is not None:
+            bad = _out_of_range("budget_usd", budget_usd, budget_obj.text)
+            if bad is not None:  # 10^309 dollars, or a rate that makes it absurd: not used, said
+                out_of_range.append(bad)
+                budget_usd = None
+                notes[:] = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
         if budget_usd is not None and intent is Intent.UNKNOWN:
             intent = Intent.RECOMMEND
 
@@ -825,6 +915,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         needs_clarification=clarify,
         pure_16bit=pure_16bit,
         lora_targets=lora_targets,
+        out_of_range=tuple(out_of_range),
     )
 
     # ---- follow-ups
@@ -871,8 +962,8 @@ def _model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
         return None
     best: tuple[float, str, str] | None = None
     for mid, model in catalog.models.items():
-        if getattr(model, "kind", None) != "decoder":
-            continue
+        if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
+            continue  # fine-tunes / distills (base_model set) are not a typical model of a size
         gap = abs(model.params / 1e9 - size) / size
         key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
         if gap <= 0.15 and (best is None or key < (best[0], best[1])):
@@ -954,5 +1045,6 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         list_kind=new.list_kind or last.list_kind,
         pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
         lora_targets=new.lora_targets or last.lora_targets,
+        price_question=new.price_question or last.price_question,
         notes=new.notes + (note(NoteCode.FOLLOW_UP),),
     )

@@ -227,7 +227,8 @@ _YEARS_RES = (
         + r"\s*(?:years?|yrs?)\b"
     ),
     _rx(r"\b(?:over|for)\s+" + _NUMWORD + r"\s*(?:years?|yrs?)\b"),
-    _rx(_NUMWORD + r"\s*年(?:后|以后|之后)?\s*(?:卖|出|转|出手|二手)"),
+    # never starting mid-number (linear on a run of digits)
+    _rx(r"(?<![0-9.])" + _NUMWORD + r"\s*年(?:后|以后|之后)?\s*(?:卖|出|转|出手|二手)"),
     _rx(r"(?:用|用上)\s*" + _NUMWORD + r"\s*年"),
 )
 _KWH_CN_RE = _rx(
@@ -235,7 +236,9 @@ _KWH_CN_RE = _rx(
     + _NUM
     + r"\s*(元|块|毛|分|欧|美元|美金)?\s*(?:/?\s*度|每度|一度)?"
 )
-_CENTS_KWH_RE = _rx(_NUM + r"\s*(?:cents?|ct|¢|c)\s*(?:/\s*kw\s*h|(?:per|a|an|each)\s+kw\s*h)\b")
+_CENTS_KWH_RE = _rx(
+    r"(?<![0-9.,])" + _NUM + r"\s*(?:cents?|ct|¢|c)\s*(?:/\s*kw\s*h|(?:per|a|an|each)\s+kw\s*h)\b"
+)
 _SENTENCE_BREAK_RE = re.compile(r"[.?!;。？！；]|\band\b|\bbut\b|,\s")
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.core import memory, speed
 from bot.core.memory import GB, Estimate, Workload
@@ -30,6 +31,8 @@ __all__ = [
     "compare",
     "REPRESENTATIVE",
     "headroom_reason",
+    "question_prices",
+    "price_flagged",
 ]
 
 # what "compare two cards" measures when no model is named
@@ -111,6 +114,7 @@ class Candidate:
     price: float | None
     value: float | None  # relative speed per $1,000
     total_gb: float
+    quote: Any = None  # prices.PriceQuote when the question's prices decide (a quoted price, "used only")
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,33 @@ def _capacities(catalog: Catalog) -> list[float]:
     return [memory.usable_bytes(g) for g in catalog.gpus.values()]
 
 
-def _candidates(catalog: Catalog, model: Model, w: Workload, need: int) -> list[Candidate]:
+def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
+    """The price each card gets under the question's own prices: quotes ("I can get a 3090 for
+    $650") override the catalog, "new only" / "used only" pick the kind. None: the catalog's prices."""
+    pq = q.price_question
+    if pq is None or not (pq.quotes or pq.filters.condition):
+        return None
+    from bot.core import prices
+
+    quoted: dict[str, Any] = {}
+    for x in pq.quotes:
+        if len(x.gpu_ids) == 1 and x.usd and not x.hourly and x.gpu_ids[0] in catalog.gpus:
+            gid = x.gpu_ids[0]
+            new = prices.new_price(catalog, gid)
+            used = x.condition == "used" or (x.condition is None and (new is None or x.usd < new.usd))
+            kind = prices.PriceKind.USED if used else prices.PriceKind.NEW
+            quoted[gid] = prices.quoted(gid, x.usd, kind, amount=x.amount, currency=x.currency)
+    cond = pq.filters.condition.value if pq.filters.condition else None
+
+    def price_of(g: GPU) -> Any:
+        return prices.filtered_price(catalog, g.id, cond, None, quoted)
+
+    return price_of
+
+
+def _candidates(
+    catalog: Catalog, model: Model, w: Workload, need: int, price_of: Callable[[GPU], Any] | None = None
+) -> list[Candidate]:
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
@@ -149,9 +179,13 @@ def _candidates(catalog: Catalog, model: Model, w: Workload, need: int) -> list[
     ):
         mb = per_card * w.num_gpus if splits else per_card
         sp = speeds[g.id]
-        price = g.price_usd * w.num_gpus if g.price_usd else None
+        quote = price_of(g) if price_of is not None else None
+        if price_of is not None:
+            price = quote.usd * w.num_gpus if quote is not None else None
+        else:
+            price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb))
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote))
     return out
 
 
@@ -160,21 +194,22 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    cands = _candidates(catalog, model, w, need)
-    priced = [c for c in cands if buyable(c.gpu)]
+    cands = _candidates(catalog, model, w, need, question_prices(catalog, q))
+    priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
-    best_value = best_value_of(fitting) if fitting else None
+    flagged = price_flagged(catalog)
+    best_value = best_value_of(fitting, flagged) if fitting else None
 
     picks: list[tuple[Candidate, tuple[Reason, ...]]] = []
     if budget is not None:
         chosen: list[Candidate] = []
         if in_budget:
             chosen.append(in_budget[0])
-            bv = best_value_of(in_budget)
+            bv = best_value_of(in_budget, flagged)
             if bv not in chosen:
                 chosen.append(bv)
             mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
@@ -186,7 +221,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
                 if c not in chosen:
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        picks = [(c, _reason(c, in_budget, w, need, model)) for c in chosen]
+        picks = [(c, _reason(c, in_budget, w, need, model, flagged)) for c in chosen]
     else:
         chosen = []
         if cheapest is not None:
@@ -200,7 +235,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
         for c in chosen[:3]:
-            reason = _reason(c, fitting, w, need, model)
+            reason = _reason(c, fitting, w, need, model, flagged)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
@@ -235,7 +270,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
 VALUE_MIN_SHARE = 0.4
 
 
-def best_value_of(pool: list[Candidate]) -> Candidate:
+def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) -> Candidate:
     """Most speed per dollar among cards at least 40% as fast as the fastest in the pool
     (or as the RTX 3090, when the pool's fastest is faster than that).
 
@@ -246,10 +281,23 @@ def best_value_of(pool: list[Candidate]) -> Candidate:
     """
     top = min(max(c.speed.relative for c in pool), 1.0)
     fair = [c for c in pool if c.speed.relative >= VALUE_MIN_SHARE * top] or pool
+    # a price that is an old estimate beside newer siblings' street prices, or an older card
+    # at a 3060 12 GB's price, is not a value pick a buyer in 2026 would take (costs.price_sanity)
+    fair = [c for c in fair if c.gpu.id not in flagged] or fair
     return max(fair, key=lambda c: c.value or 0)
 
 
-def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model) -> tuple[Reason, ...]:
+@functools.lru_cache(maxsize=8)
+def price_flagged(catalog: Catalog) -> frozenset[str]:
+    """Cards whose price makes them no value pick (see ``costs.price_sanity``), once per catalog."""
+    from bot.core import costs
+
+    return frozenset(g for g in catalog.gpus if costs.price_sanity(catalog, g))
+
+
+def _reason(
+    c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model, flagged: frozenset[str]
+) -> tuple[Reason, ...]:
     """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at."""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
@@ -262,7 +310,7 @@ def _reason(c: Candidate, pool: list[Candidate], w: Workload, need: int, model: 
     bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
     if pool:
         fastest = max(pool, key=lambda x: x.speed.relative)
-        best_val = best_value_of(pool)
+        best_val = best_value_of(pool, flagged)
         most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
         if c is fastest:
             bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
@@ -325,8 +373,17 @@ def _fix_for_budget(
 
 def buyable(g: GPU) -> bool:
     """Worth buying today: priced, a card that goes in a workstation (not an SXM/OAM
-    server module), and supported by current CUDA and PyTorch wheels (not legacy_cuda)."""
-    return bool(g.price_usd) and g.form_factor == "pcie" and not g.legacy_cuda
+    server module), and supported by current CUDA and PyTorch wheels (not legacy_cuda).
+    Memory-modded cards (no warranty, custom VBIOS) and Intel (oneAPI) cards are described and
+    fit-checked but not recommended until answers carry their caveats (bot/core/support.py);
+    laptop GPUs and unified-memory systems are not PCIe cards."""
+    return (
+        bool(g.price_usd)
+        and g.form_factor == "pcie"
+        and not g.legacy_cuda
+        and not g.modded
+        and g.software in ("cuda", "rocm")
+    )
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,9 @@ __all__ = [
     "UnknownResult",
     "AskBackResult",
     "FailedResult",
+    "RentBuyResult",
+    "DealResult",
+    "WhichCardResult",
     "Result",
     "note",
     "SpeedKind",
@@ -273,6 +276,7 @@ class Pick:
     reasons: tuple[Reason, ...]
     throughput: float | None = None
     throughput_unit: str | None = None
+    price_quote: Any = None  # prices.PriceQuote when the question's own prices decided (quoted, used only)
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,7 @@ class RecommendResult:
     no_fix_how: str | None = None  # "qlora" | "int4" | "as_asked"
     no_fix_gb: float | None = None
     measured_count: int = 0
+    price_filter: str | None = None  # "new_only" | "used_only" | "used_ok": which price the picks use
     price_dates: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     candidates: tuple[
@@ -398,6 +403,32 @@ class AskBackResult:
 @dataclass(frozen=True)
 class FailedResult:
     pass
+
+
+# --------------------------------------------------------------------------- prices (issue #14)
+
+
+@dataclass(frozen=True)
+class RentBuyResult:
+    """Own a card or rent for the same work (bot.core.costs.RentOrBuy) with the cards it names."""
+
+    rob: Any  # costs.RentOrBuy
+    cards: dict[str, GPU]  # every card id the result mentions -> the card
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """Is a quoted price a good deal (bot.core.costs.DealVerdict)."""
+
+    deal: Any  # costs.DealVerdict
+    cards: dict[str, GPU]
+
+
+@dataclass(frozen=True)
+class WhichCardResult:
+    """A price question that names no card: ask which."""
+
+    kind: str  # "rent_or_buy" | "deal"
 
 
 # --------------------------------------------------------------------------- speed, time, serving (issue 12)
@@ -531,7 +562,10 @@ class ServeResult:
 
 
 Result = (
-    FitResult
+    RentBuyResult
+    | DealResult
+    | WhichCardResult
+    | FitResult
     | FitAloneResult
     | RecommendResult
     | GeneralResult

@@ -139,8 +139,8 @@ _RIG_CUE_RE = re.compile(
 )
 # A question about something (a model to run, a card to buy), not a statement of the rig.
 _QUESTION_RE = re.compile(
-    r"\?|？|\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b[^.]*\b(?:run|fit|train|fine-?tune|"
-    r"finetune|handle|buy|get|upgrade)\b|吗|能不能|可以.*(?:跑|运行|训练)|什么|哪"
+    r"\?|？|\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b[^.]{0,200}\b(?:run|fit|train|fine-?tune|"
+    r"finetune|handle|buy|get|upgrade)\b|吗|能不能|可以.{0,200}(?:跑|运行|训练)|什么|哪"
 )
 _NUM_WORDS = {
     "one": 1,

@@ -23,6 +23,7 @@ __all__ = [
     "Optimizer",
     "Parallelism",
     "Choice",
+    "OutOfRange",
     "Query",
     "Context",
     "FitEntry",
@@ -99,6 +100,8 @@ class Intent(StrEnum):
     LIST = "list"
     HELP = "help"
     UNKNOWN = "unknown"
+    RENT_OR_BUY = "rent_or_buy"  # own a card or rent one for the same work: costs, break-even
+    DEAL = "deal"  # is this quoted price a good deal
     SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
     TIME = "time"  # time to train on a stated dataset
     SERVE = "serve"  # users a card serves at a context length
@@ -158,6 +161,19 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class OutOfRange:
+    """A number the question (or a typed option) gave that is outside what makes
+    physical sense, so it was not used: ``field`` is the Query field it would have
+    filled ("batch_size", "budget_usd", ...), ``text`` what was written (clipped),
+    ``low``/``high`` the accepted range (see ``bot.core.limits.LIMITS``)."""
+
+    field: str
+    text: str
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Query:
     """A typed question: what the parser understood, before any defaults."""
 
@@ -193,6 +209,11 @@ class Query:
     # training knobs of the memory model (issue 13); None = the engine's default
     pure_16bit: bool | None = None  # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy
     lora_targets: str | None = None  # "qv" | "attention" | "all-linear"
+    # prices the question brings: rent-or-buy / deal wording, quoted prices, filters, hours a day,
+    # kWh price, years to resale (bot.core.price_parse.PriceQuestion); None when it says none
+    price_question: Any = None
+    # Numbers that were read but not used because they are out of range (see OutOfRange).
+    out_of_range: tuple[OutOfRange, ...] = ()
     # speed, time to train and serving (issue 12; read by bot.core.understand_time)
     samples: int | None = None  # training examples ("20k samples", "COCO")
     sample_tokens: int | None = None  # tokens per example ("of 1,024 tokens")
@@ -373,6 +394,7 @@ class Answer:
     basis_codes: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
     result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
+    extra_json: dict[str, Any] = field(default_factory=dict)  # result-specific JSON fields (costs, deal, ...)
     time: dict[str, Any] | None = None  # time to train: {hours, low, high, assumed} (issue 12)
     serving: dict[str, Any] | None = None  # serving capacity (issue 12)
 
@@ -410,6 +432,7 @@ class Answer:
             "basis": list(self.basis_codes),
             "notes": [n.to_json() for n in self.notes],
             "sources": list(self.sources),
+            **self.extra_json,
             "text": self.text,
             "time": self.time,
             "serving": self.serving,

@@ -54,7 +54,7 @@ _MULT = {
     "千": 1e3,
     "亿": 1e8,
 }
-_NUM = r"(\d[\d,]*(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion|bn|t|万|千|亿)?"
+_NUM = r"((?<![\d.])\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion|bn|t|万|千|亿)?"
 
 
 def _n(num: str, mult: str | None) -> float:
@@ -91,48 +91,49 @@ _RX = {
     ),
     "sample_tokens": re.compile(
         r"(?:of|with|each|@|at|,)\s*(?:about|around|~)?\s*"
-        + r"(\d[\d,]*)\s*(k)?\s*tokens?(?:\s*(?:each|per\s+(?:sample|example)))?"
-        r"|每条\s*(\d[\d,]*)\s*(k)?\s*(?:个)?\s*token",
+        + r"((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*tokens?(?:\s*(?:each|per\s+(?:sample|example)))?"
+        r"|每条\s*((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*(?:个)?\s*token",
         re.I,
     ),
     "dataset_tokens": re.compile(_NUM + r"\s*tokens?\b(?!\s*(?:/|per|each|a\s+second))", re.I),
     "text_bytes": re.compile(
-        r"(\d+(?:\.\d+)?)\s*(kb|mb|gb|tb|k|m|g|t)\s*(?:of\s+)?(?:text|data|corpus|文本|数据|语料)", re.I
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(kb|mb|gb|tb|k|m|g|t)\s*(?:of\s+)?(?:text|data|corpus|文本|数据|语料)",
+        re.I,
     ),
     "epochs": re.compile(
-        r"(\d+(?:\.\d+)?)\s*(?:epochs?|passes|轮|个\s*epoch)|(?:for|epochs?:?)\s*(\d+(?:\.\d+)?)\s*epochs?",
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:epochs?|passes|轮|个\s*epoch)|(?:for|epochs?:?)\s*((?<![\d.])\d+(?:\.\d+)?)\s*epochs?",
         re.I,
     ),
     "target_tps": re.compile(
-        r"(\d+(?:\.\d+)?)\s*(?:tokens?|toks?|t)\s*(?:/|per\s*)\s*(?:s\b|sec|second)"
-        r"|(\d+(?:\.\d+)?)\s*tps\b|每秒\s*(?:至少|最少|不低于|要|能有|能到)?\s*(\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:tokens?|toks?|t)\s*(?:/|per\s*)\s*(?:s\b|sec|second)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*tps\b|每秒\s*(?:至少|最少|不低于|要|能有|能到)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
         re.I,
     ),
     "target_img": re.compile(
-        r"(?:in\s+)?(?:under|below|less\s+than|within|<)\s*(\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds?)"
-        r"|(\d+(?:\.\d+)?)\s*(?:秒|s)\s*(?:以内|之内|内)?\s*(?:一张|出图|每张)",
+        r"(?:in\s+)?(?:under|below|less\s+than|within|<)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds?)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*(?:秒|s)\s*(?:以内|之内|内)?\s*(?:一张|出图|每张)",
         re.I,
     ),
     "target_hours": re.compile(
-        r"(?:in\s+)?(?:under|below|less\s+than|within)\s*(?:a|one|(\d+(?:\.\d+)?))\s*(hours?|h\b|days?|weeks?)"
-        r"|(\d+(?:\.\d+)?)\s*(小时|天)\s*(?:以内|之内|内)",
+        r"(?:in\s+)?(?:under|below|less\s+than|within)\s*(?:a|one|((?<![\d.])\d+(?:\.\d+)?))\s*(hours?|h\b|days?|weeks?)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*(小时|天)\s*(?:以内|之内|内)",
         re.I,
     ),
     "users": re.compile(
-        r"(\d[\d,]*)\s*(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|people|clients?|requests?|streams?|sessions?)"
-        r"|(\d[\d,]*)\s*(?:个)?\s*(?:用户|并发|人同时|路并发)|并发\s*(\d[\d,]*)",
+        r"((?<![\d.])\d+(?:,\d{3})*)\s*(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|people|clients?|requests?|streams?|sessions?)"
+        r"|((?<![\d.])\d+(?:,\d{3})*)\s*(?:个)?\s*(?:用户|并发|人同时|路并发)|并发\s*((?<![\d.])\d+(?:,\d{3})*)",
         re.I,
     ),
     "context": re.compile(
-        r"(\d+(?:\.\d+)?)\s*(k)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx|上下文)|(?:context|上下文)\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s*(k)?",
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(k)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx|上下文)|(?:context|上下文)\s*(?:of|=|:)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(k)?",
         re.I,
     ),
     "kwh": re.compile(
-        r"(\d+(?:\.\d+)?)\s*(€|eur|euros?|\$|usd|dollars?|元|rmb|cny|£|gbp)?\s*(?:/|per\s*)\s*kwh"
-        r"|(€|\$|£)\s*(\d+(?:\.\d+)?)\s*(?:/|per\s*)\s*kwh|电价\s*(\d+(?:\.\d+)?)\s*(元)?",
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(€|eur|euros?|\$|usd|dollars?|元|rmb|cny|£|gbp)?\s*(?:/|per\s*)\s*kwh"
+        r"|(€|\$|£)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:/|per\s*)\s*kwh|电价\s*((?<![\d.])\d+(?:\.\d+)?)\s*(元)?",
         re.I,
     ),
-    "steps": re.compile(r"(\d{1,3})\s*(?:steps?|步)", re.I),
+    "steps": re.compile(r"((?<!\d)\d{1,3})\s*(?:steps?|步)", re.I),
 }
 
 _SERVE_RE = re.compile(
@@ -269,7 +270,7 @@ _KIND_INTENT = {"speed": "SPEED", "time": "TIME", "serve": "SERVE"}
 
 def refine(q: Query) -> Query:
     """The parser's hook: the speed intents and the fields they read, on top of a parsed Query."""
-    if q.intent in (Intent.HELP, Intent.LIST) or q.needs_clarification:
+    if q.intent in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL) or q.needs_clarification:
         return q
     ask = read(q.text)
     if ask.kind is None and ask.weak_speed and q.models and q.gpus:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import signal
 import sys
 from typing import TYPE_CHECKING, TextIO
@@ -18,7 +19,7 @@ from bot.config import Settings
 if TYPE_CHECKING:
     from .advisor import Advisor
 
-__all__ = ["run", "EXIT_OK", "EXIT_FAILED", "EXIT_CONFIG"]
+__all__ = ["run", "redact", "RedactFilter", "EXIT_OK", "EXIT_FAILED", "EXIT_CONFIG"]
 
 log = logging.getLogger(__name__)
 
@@ -27,12 +28,82 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 
 
-def _setup_logging(level: str) -> None:
+# -- redaction -----------------------------------------------------------------------
+
+_SECRET_KEYS = r"token|content|value|values|description|title|label|text|question|query|placeholder|footer"
+_REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # interaction tokens in callback / webhook URLs (15-minute credentials)
+    (re.compile(r"(/webhooks/\d+/)[A-Za-z0-9_.\-]+"), r"\1<token>"),
+    (re.compile(r"(/interactions/\d+/)[A-Za-z0-9_.\-]+"), r"\1<token>"),
+    # "key": "value" / 'key': 'value' in logged payloads (JSON or Python reprs)
+    (
+        re.compile(rf"""(["'])({_SECRET_KEYS})\1(\s*:\s*)(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""),
+        r'\1\2\1\3"<redacted>"',
+    ),
+    # Authorization headers and bot-token-shaped strings
+    (re.compile(r"\b(Bot|Bearer)\s+[A-Za-z0-9_.\-]{8,}"), r"\1 <token>"),
+    (re.compile(r"\b[A-Za-z0-9_\-]{23,28}\.[A-Za-z0-9_\-]{6,7}\.[A-Za-z0-9_\-]{27,}\b"), "<token>"),
+)
+# Our loggers whose %-arguments may hold what people wrote: every text argument is replaced
+# by its length. (The adapter's own modules log ids and status codes only.)
+_CONTENT_LOGGERS = ("bot.core", "bot.discord_app.commands", "bot.discord_app.chart", "bot.discord_app.embeds")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` without interaction tokens, webhook tokens, bot tokens or message contents."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "<token>")
+    for pattern, replacement in _REDACTIONS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class RedactFilter(logging.Filter):
+    """Rewrites every record (message, arguments, traceback) through :func:`redact`, at every
+    level. Installed on the handlers (so it sees records from every logger) and on the
+    ``discord`` and ``bot`` loggers."""
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.secrets = tuple(s for s in secrets if s and len(s) >= 8)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_redacted", False):
+            return True
+        try:
+            args = record.args
+            if args and record.name.startswith(_CONTENT_LOGGERS):
+                if isinstance(args, tuple):
+                    args = tuple(f"<{len(a)} chars>" if isinstance(a, str) else a for a in args)
+                record.args = args
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        record.msg = redact(message, self.secrets)
+        record.args = ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self.secrets)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.secrets)
+        record._redacted = True
+        return True
+
+
+def _setup_logging(level: str, secrets: tuple[str, ...] = ()) -> None:
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
         root.addHandler(handler)
+    redactor = RedactFilter(secrets)
+    for each in root.handlers:
+        if not any(isinstance(f, RedactFilter) for f in each.filters):
+            each.addFilter(redactor)
+    for name in ("discord", "bot"):
+        logging.getLogger(name).addFilter(redactor)
     root.setLevel(level)
     # the bot never joins voice: discord.py's start-up warnings about voice libraries are noise
     logging.getLogger("discord.client").addFilter(
@@ -54,7 +125,7 @@ def run(settings: Settings, *, stderr: TextIO | None = None) -> int:
         )
         return EXIT_CONFIG
 
-    _setup_logging(settings.log_level)
+    _setup_logging(settings.log_level, (settings.token or "",))
 
     import aiohttp
     import discord
@@ -122,7 +193,10 @@ async def _serve(settings: Settings, advisor: Advisor) -> int:
             loop.add_signal_handler(sig, stop)
         except (NotImplementedError, RuntimeError):  # pragma: no cover (Windows)
             pass
-    async with client:
-        assert settings.token is not None
-        await client.start(settings.token)
+    try:
+        async with client:
+            assert settings.token is not None
+            await client.start(settings.token)
+    finally:
+        advisor.pool.shutdown()
     return EXIT_OK

@@ -3,34 +3,85 @@ turning an Answer into what a message or an interaction sends.
 
 No domain rules here: questions go to ``bot.core.answer.answer`` unchanged
 (cut to a sane length), and whatever it returns is rendered.
+
+Holding up under floods and faults (sizes in :class:`bot.config.Bounds`):
+
+- answers and charts run off the event loop in :class:`AnswerPool`: a few
+  worker threads, a bounded queue ordered so that short questions are not
+  stuck behind a flood of long ones, and a time limit per question
+  (:data:`TOO_COMPLEX` is the reply when it is hit);
+- every store is bounded (contexts in bytes, live button views, cooldowns,
+  notices, replies by question); choices are kept as one copy of the
+  question plus what each choice changes;
+- :func:`deliver` retries a reply on 429 / 5xx / network errors with backoff
+  that honours Retry-After, on top of discord.py's own retries, within a
+  deadline; then an apology is retried the same way;
+- rate limiting tells people: :meth:`Advisor.rate` says whether to answer,
+  send the notice (the first limited question in a window: it says when to
+  ask again) or collapse (a reaction on the message, never silence).
 """
 
 from __future__ import annotations
 
+import asyncio
+import heapq
+import io
+import itertools
 import logging
+import random
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
 
+import aiohttp
 import discord
+from cachetools import LRUCache, TTLCache
 
-from bot.config import Settings
+from bot.config import Bounds, Settings
 from bot.core.phrase.catalog import t
-from bot.core.types import Answer, Choice, Context, Lang, Query
+from bot.core.types import Answer, Choice, Context, Intent, Lang, Query
 
-from .chart import render_chart_file
-from .context_store import ContextStore, Cooldown
+from .chart import CHART_FILENAME, render_chart
+from .context_store import CompactChoices, ContextStore, Cooldown, Notices
 from .embeds import build_embed, plain_text, truncate, wants_chart
 
-__all__ = ["Advisor", "ChoicesView", "MAX_QUESTION_CHARS", "NO_MENTIONS", "APOLOGY"]
+__all__ = [
+    "APOLOGY",
+    "BUSY",
+    "TOO_COMPLEX",
+    "RATE_LIMITED_REACTION",
+    "Advisor",
+    "AnswerPool",
+    "AnswerTimeout",
+    "ChoicesView",
+    "MAX_QUESTION_CHARS",
+    "NO_MENTIONS",
+    "PoolBusy",
+    "Rate",
+    "RateDecision",
+    "Reply",
+    "deliver",
+    "rate_notice",
+]
 
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 1000
 NO_MENTIONS = discord.AllowedMentions.none()
 APOLOGY = "Sorry, something went wrong while answering that. Try rephrasing it, or see `/gpu help`."
+# The reply to a question that hit the per-question time limit (the phrasing layer takes these over).
+TOO_COMPLEX = (
+    "That question is too long or too complicated for me to answer in time. "
+    "Try a shorter one that names one model and one or two cards, e.g. `can a 3090 run llama 3 8b?`."
+)
+BUSY = "I'm answering a lot of questions right now. Please ask again in a minute."
+RATE_LIMITED_REACTION = "\N{HOURGLASS WITH FLOWING SAND}"
 
 AnswerFn = Callable[..., Answer]
+T = TypeVar("T")
 
 
 def _default_answer_fn() -> AnswerFn:
@@ -39,8 +90,240 @@ def _default_answer_fn() -> AnswerFn:
     return answer
 
 
+# -- rate limiting -------------------------------------------------------------------
+
+
+class Rate(StrEnum):
+    ALLOWED = "allowed"  # answer it
+    NOTICE = "notice"  # the first limited question in this window: tell them when to ask again
+    COLLAPSED = "collapsed"  # later ones in the window: a reaction on the message (never silence)
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    rate: Rate
+    retry_after_s: float = 0.0
+
+
+def rate_notice(decision: RateDecision, lang: Lang = Lang.EN) -> str:
+    """The notice for ``Rate.NOTICE``, from the message catalog: when to ask again."""
+    return t(lang, "discord.cooldown", s=max(1, round(decision.retry_after_s)))
+
+
+# -- the worker pool -----------------------------------------------------------------
+
+
+class AnswerTimeout(Exception):
+    """The question hit the per-question time limit."""
+
+
+class PoolBusy(Exception):
+    """Too many questions are waiting; this one was not queued."""
+
+
+class AnswerPool:
+    """Runs CPU work (answer(), charts) in ``workers`` threads, never on the event loop.
+
+    Jobs wait in a bounded priority queue ordered by a virtual arrival time: arrival +
+    ``delay_per_1000_chars_s`` x length / 1000, so a short question asked during a flood of
+    long ones is answered first, and a long one is never starved (its virtual time passes).
+    ``run`` waits at most ``time_limit`` for the job once it has started; a job past its
+    limit keeps its thread until it ends (Python cannot stop a thread), which is why every
+    job is bounded by construction (clipped input, linear-time patterns).
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        max_pending: int = 4_000,
+        delay_per_1000_chars_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.workers = max(1, workers)
+        self.max_pending = max_pending
+        self.delay_per_char = delay_per_1000_chars_s / 1000.0
+        self._clock = clock
+        self._executor: ThreadPoolExecutor | None = None
+        self._heap: list[tuple[float, int, asyncio.Future[Any], Callable[[], Any]]] = []
+        self._seq = itertools.count()
+        self._running = 0
+
+    @property
+    def pending(self) -> int:
+        return len(self._heap)
+
+    @property
+    def busy(self) -> bool:
+        """True when a new job would have to wait for a worker."""
+        return self._running >= self.workers or bool(self._heap)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="answer")
+        return self._executor
+
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    async def run(self, fn: Callable[[], T], *, cost_chars: int = 0, time_limit: float = 10.0) -> T:
+        """Queue ``fn``; return its result. Raises PoolBusy, AnswerTimeout, or what ``fn`` raised."""
+        loop = asyncio.get_running_loop()
+        if len(self._heap) >= self.max_pending:
+            raise PoolBusy
+        started: asyncio.Future[Any] = loop.create_future()
+        key = self._clock() + self.delay_per_char * max(0, cost_chars)
+        heapq.heappush(self._heap, (key, next(self._seq), started, fn))
+        self._dispatch(loop)
+        try:
+            inner = await started  # the executor's future, once a worker took the job
+        except asyncio.CancelledError:
+            started.cancel()  # still queued: the dispatcher skips it
+            raise
+        try:
+            return await asyncio.wait_for(asyncio.shield(inner), time_limit)
+        except TimeoutError:
+            raise AnswerTimeout from None
+
+    def _dispatch(self, loop: asyncio.AbstractEventLoop) -> None:
+        while self._running < self.workers and self._heap:
+            _, _, started, fn = heapq.heappop(self._heap)
+            if started.done():  # cancelled while queued (its message was deleted, ...)
+                continue
+            self._running += 1
+            inner = loop.run_in_executor(self._pool(), fn)
+            inner.add_done_callback(lambda _f: self._finished(loop))
+            started.set_result(inner)
+
+    def _finished(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._running -= 1
+        self._dispatch(loop)
+
+
+# -- sending with retries ------------------------------------------------------------
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """Seconds Discord asked us to wait (Retry-After header or body), if it said."""
+    if isinstance(exc, discord.RateLimited):
+        return float(exc.retry_after)
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    for name in ("Retry-After", "X-RateLimit-Reset-After"):
+        try:
+            value = headers.get(name)
+            if value is not None:
+                return max(0.0, float(value))
+        except (TypeError, ValueError):
+            continue
+    text = getattr(exc, "text", "") or ""
+    if "retry_after" in text:
+        try:
+            import json
+
+            return max(0.0, float(json.loads(text)["retry_after"]))
+        except Exception:
+            return None
+    return None
+
+
+def retryable(exc: BaseException) -> bool:
+    if isinstance(exc, discord.RateLimited):
+        return True
+    if isinstance(exc, discord.HTTPException):
+        return exc.status == 429 or exc.status >= 500 or exc.status == 0
+    return isinstance(exc, aiohttp.ClientError | asyncio.TimeoutError | ConnectionError | OSError)
+
+
+async def deliver(
+    op: Callable[[], Awaitable[T]],
+    *,
+    bounds: Bounds,
+    what: str,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+) -> T:
+    """``await op()``, retried on 429 / 5xx / network errors with exponential backoff
+    (honouring Retry-After) up to ``reply_attempts`` times within ``reply_deadline_s``.
+    Other errors (400, 403, 404) are raised at once: retrying cannot help."""
+    start = clock()
+    delay = bounds.reply_backoff_s
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await op()
+        except Exception as exc:
+            if not retryable(exc) or attempt >= bounds.reply_attempts:
+                raise
+            asked = _retry_after(exc)
+            wait = asked if asked is not None else delay * (0.75 + 0.5 * random.random())
+            if clock() - start + wait > bounds.reply_deadline_s:
+                raise
+            log.warning(
+                "%s failed (%s); retry %d in %.1f s",
+                what,
+                getattr(exc, "status", type(exc).__name__),
+                attempt,
+                wait,
+            )
+            await sleep(wait)
+            delay = min(delay * 2, bounds.reply_backoff_max_s)
+
+
+# -- replies -------------------------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    """What one answer sends; ``kwargs()`` builds fresh arguments each time (a discord.File
+    is consumed by a send, so a retry needs a new one)."""
+
+    embed: discord.Embed | None
+    content: str | None
+    view: discord.ui.View | None
+    chart: bytes | None
+
+    def kwargs(self, *, for_edit: bool = False) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
+        if self.embed is not None:
+            kwargs["embed"] = self.embed
+            if for_edit:
+                kwargs["content"] = None
+        else:
+            kwargs["content"] = self.content
+            if for_edit:
+                kwargs["embed"] = None
+        if self.view is not None or for_edit:
+            kwargs["view"] = self.view
+        if self.chart is not None:
+            file = discord.File(io.BytesIO(self.chart), filename=CHART_FILENAME)
+            if for_edit:
+                kwargs["attachments"] = [file]
+            else:
+                kwargs["file"] = file
+        elif for_edit:
+            kwargs["attachments"] = []
+        return kwargs
+
+
+class _Views(LRUCache[int, "ChoicesView"]):
+    """Live choice views, at most ``maxsize``: the least recently created is stopped
+    (removed from discord.py's view store) when a new one would pass the bound."""
+
+    def popitem(self) -> tuple[int, ChoicesView]:
+        key, view = super().popitem()
+        view.stop()
+        return key, view
+
+
+# -- the advisor ---------------------------------------------------------------------
+
+
 class Advisor:
-    """Answers questions for one bot; holds the follow-up context and cooldown."""
+    """Answers questions for one bot; holds the follow-up context, cooldown, views, pool."""
 
     def __init__(
         self,
@@ -53,11 +336,28 @@ class Advisor:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
+        b = self.bounds = settings.bounds
         self._answer = answer_fn or _default_answer_fn()
-        self.contexts = contexts or ContextStore(ttl=settings.context_ttl_s, clock=clock)
-        self.cooldown = cooldown or Cooldown(settings.cooldown_per_10s, 10.0, clock=clock)
+        self.contexts = contexts or ContextStore(
+            ttl=settings.context_ttl_s, max_bytes=b.context_bytes, clock=clock
+        )
+        self.cooldown = cooldown or Cooldown(
+            settings.cooldown_per_10s, 10.0, clock=clock, max_users=b.cooldown_users
+        )
+        self.notices = Notices(max_users=b.notice_users, clock=clock)
+        self.views = _Views(maxsize=b.live_views)
+        # question message id -> (channel id, our reply's id): an edit re-answers in place
+        self.replies: LRUCache[int, tuple[int, int]] = LRUCache(maxsize=b.replies_tracked)
+        # question message id -> its current version (bumped by an edit or a delete)
+        self.versions: LRUCache[int, int] = LRUCache(maxsize=b.replies_tracked)
+        self.deleted: TTLCache[int, bool] = TTLCache(maxsize=b.deleted_tracked, ttl=3600.0, timer=clock)
+        self.pool = AnswerPool(
+            workers=b.workers,
+            max_pending=b.pending_questions,
+            delay_per_1000_chars_s=b.delay_per_1000_chars_s,
+            clock=clock,
+        )
         self._clock = clock
-        self._notified_until: dict[int, float] = {}
         self._catalog: Any = catalog
 
     # -- knowledge ----------------------------------------------------------------------
@@ -100,7 +400,8 @@ class Advisor:
         """answer() with the stored context for (channel, user); stores the new one.
 
         ``locale`` is the asker's Discord locale (slash commands and buttons),
-        used when the question's own words do not settle the language."""
+        used when the question's own words do not settle the language.
+        Runs where it is called: the Discord surfaces use :meth:`ask_async`."""
         if isinstance(question, str):
             question = clip_question(question)
         context = self.contexts.get(channel_id, user_id) if use_context else None
@@ -109,48 +410,105 @@ class Advisor:
             self.contexts.put(channel_id, user_id, result.context)
         return result
 
+    async def ask_async(
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
+    ) -> Answer:
+        """:meth:`ask` with answer() in the worker pool (time-limited); the stores are only
+        touched here, on the event loop. Raises AnswerTimeout or PoolBusy."""
+        if isinstance(question, str):
+            question = clip_question(question)
+        context = self.contexts.get(channel_id, user_id) if use_context else None
+        catalog = self.catalog
+        answer_fn = self._answer
+        q = question
+        cost = len(q) if isinstance(q, str) else 50
+        result = await self.pool.run(
+            lambda: answer_fn(q, context, catalog=catalog, locale=locale),
+            cost_chars=cost,
+            time_limit=self.bounds.answer_time_limit_s,
+        )
+        if isinstance(result.context, Context):
+            self.contexts.put(channel_id, user_id, result.context)
+        return result
+
     # -- cooldown -------------------------------------------------------------------
 
-    def cooldown_notice(self, user_id: int, lang: Lang = Lang.EN) -> tuple[bool, str | None]:
-        """(allowed, notice). When limited, the notice is given once per window;
-        later limited questions in the same window are dropped silently."""
+    def rate(self, user_id: int) -> RateDecision:
+        """Count a question from ``user_id`` and say what to do with it (O(1))."""
         retry = self.cooldown.retry_after(user_id)
         if retry <= 0:
+            return RateDecision(Rate.ALLOWED)
+        if self.notices.first_in_window(user_id, retry):
+            return RateDecision(Rate.NOTICE, retry)
+        return RateDecision(Rate.COLLAPSED, retry)
+
+    def cooldown_notice(self, user_id: int, lang: Lang = Lang.EN) -> tuple[bool, str | None]:
+        """(allowed, notice): the notice for the first limited question in a window, None after."""
+        decision = self.rate(user_id)
+        if decision.rate is Rate.ALLOWED:
             return True, None
-        now = self._clock()
-        if self._notified_until.get(user_id, 0.0) > now:
-            return False, None
-        self._notified_until[user_id] = now + retry
-        if len(self._notified_until) > 10_000:
-            self._notified_until = {u: t for u, t in self._notified_until.items() if t > now}
-        return False, t(lang, "discord.cooldown", s=max(1, round(retry)))
+        return False, rate_notice(decision, lang) if decision.rate is Rate.NOTICE else None
+
+    # -- per-message bookkeeping ----------------------------------------------------
+
+    def begin(self, message_id: int) -> int:
+        """A new version of question ``message_id`` is being answered: its version number."""
+        version = self.versions.get(message_id, 0) + 1
+        self.versions[message_id] = version
+        return version
+
+    def current(self, message_id: int, version: int) -> bool:
+        """Is ``version`` still the one to answer (not deleted, not edited since)?"""
+        return message_id not in self.deleted and self.versions.get(message_id, version) == version
+
+    def forget(self, message_id: int) -> None:
+        """The question was deleted: a pending answer to it is dropped."""
+        self.deleted[message_id] = True
+        self.versions.pop(message_id, None)
+        self.replies.pop(message_id, None)
 
     # -- rendering ------------------------------------------------------------------
 
     def view_for(self, answer: Answer) -> ChoicesView | None:
         if not answer.choices:
             return None
-        return ChoicesView(self, answer.choices)
+        view = ChoicesView(
+            self, answer.choices, timeout=self.bounds.view_timeout_s, question=answer.query.text
+        )
+        self.views[id(view)] = view
+        return view
+
+    async def chart_for(self, answer: Answer) -> bytes | None:
+        """The chart PNG, drawn in the worker pool; None when there is none or it failed."""
+        if not wants_chart(answer):
+            return None
+        try:
+            return await self.pool.run(
+                lambda: render_chart(answer), cost_chars=0, time_limit=self.bounds.chart_time_limit_s
+            )
+        except Exception:
+            log.exception("chart rendering failed")
+            return None
+
+    async def reply_for(self, answer: Answer, *, embeds: bool = True, files: bool = True) -> Reply:
+        embed = build_embed(answer, self.name_of) if embeds else None
+        content = None if embeds else plain_text(answer)
+        chart = await self.chart_for(answer) if files else None
+        if chart is not None and embed is not None:
+            embed.set_image(url=f"attachment://{CHART_FILENAME}")
+        return Reply(embed=embed, content=content, view=self.view_for(answer), chart=chart)
 
     async def message_kwargs(
         self, answer: Answer, *, embeds: bool = True, files: bool = True
     ) -> dict[str, Any]:
         """Keyword arguments for Messageable.send / followup.send."""
-        kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS}
-        if embeds:
-            kwargs["embed"] = build_embed(answer, self.name_of)
-        else:
-            kwargs["content"] = plain_text(answer)
-        view = self.view_for(answer)
-        if view is not None:
-            kwargs["view"] = view
-        if files and wants_chart(answer):
-            chart = await render_chart_file(answer)
-            if chart is not None:
-                kwargs["file"] = chart
-                if embeds:
-                    kwargs["embed"].set_image(url=f"attachment://{chart.filename}")
-        return kwargs
+        return (await self.reply_for(answer, embeds=embeds, files=files)).kwargs()
 
     # -- interactions (slash commands and buttons) ---------------------------------
 
@@ -158,24 +516,29 @@ class Advisor:
         self, interaction: discord.Interaction, answer: Answer, *, ephemeral: bool = False
     ) -> None:
         """Answer an interaction within Discord's 3 s: charts are rendered after
-        deferring and sent as a follow-up; everything else is sent at once."""
-        if wants_chart(answer):
-            if not interaction.response.is_done():
-                await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-            kwargs = await self.message_kwargs(answer)
-            await interaction.followup.send(**kwargs, ephemeral=ephemeral, wait=True)
-            return
-        kwargs = await self.message_kwargs(answer, files=False)
+        deferring and sent as a follow-up; everything else is sent at once. Follow-ups
+        (valid 15 minutes) are retried on 429 / 5xx."""
+        if wants_chart(answer) and not interaction.response.is_done():
+            await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        reply = await self.reply_for(answer, files=interaction.response.is_done())
         if interaction.response.is_done():
-            await interaction.followup.send(**kwargs, ephemeral=ephemeral, wait=True)
+            await deliver(
+                lambda: interaction.followup.send(**reply.kwargs(), ephemeral=ephemeral, wait=True),
+                bounds=self.bounds,
+                what=f"follow-up for interaction {getattr(interaction, 'id', '?')}",
+            )
         else:
-            await interaction.response.send_message(**kwargs, ephemeral=ephemeral)
+            await interaction.response.send_message(**reply.kwargs(), ephemeral=ephemeral)
 
     async def notify(self, interaction: discord.Interaction, text: str) -> None:
         """A short ephemeral message (errors, unknown names, cooldown)."""
         text = truncate(text, 2000)
         if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+            await deliver(
+                lambda: interaction.followup.send(text, ephemeral=True, allowed_mentions=NO_MENTIONS),
+                bounds=self.bounds,
+                what=f"notice for interaction {getattr(interaction, 'id', '?')}",
+            )
         else:
             await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
@@ -187,18 +550,36 @@ class Advisor:
             from bot.core.language import detect
 
             lang = detect(question, locale=lang)
-        allowed, notice = self.cooldown_notice(interaction.user.id, lang)
-        if not allowed:
-            await self.notify(interaction, notice or t(lang, "discord.slow_down"))
+        decision = self.rate(interaction.user.id)
+        if decision.rate is not Rate.ALLOWED:
+            # ephemeral, seen only by them: every limited command is told, never silence
+            await self.notify(interaction, rate_notice(decision, lang))
             return
         channel_id = interaction.channel_id or interaction.user.id
-        result = self.ask(
-            question,
-            channel_id=channel_id,
-            user_id=interaction.user.id,
-            use_context=use_context,
-            locale=interaction_lang(interaction),
+        job = asyncio.ensure_future(
+            self.ask_async(
+                question,
+                channel_id=channel_id,
+                user_id=interaction.user.id,
+                use_context=use_context,
+                locale=interaction_lang(interaction),
+            )
         )
+        charted = isinstance(question, Query) and question.intent in (Intent.RECOMMEND, Intent.COMPARE)
+        if (charted or self.pool.busy) and not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)  # the answer may take more than a second
+        else:
+            done, _ = await asyncio.wait({job}, timeout=self.bounds.defer_after_s)
+            if not done and not interaction.response.is_done():
+                await interaction.response.defer(thinking=True)
+        try:
+            result = await job
+        except AnswerTimeout:
+            await self.notify(interaction, TOO_COMPLEX)
+            return
+        except PoolBusy:
+            await self.notify(interaction, BUSY)
+            return
         await self.respond(interaction, result)
 
 
@@ -215,14 +596,21 @@ def clip_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
 
 
 class ChoiceButton(discord.ui.Button["ChoicesView"]):
-    def __init__(self, advisor: Advisor, choice: Choice, index: int) -> None:
+    """One button: its index into the view's one shared copy of the choices."""
+
+    def __init__(self, advisor: Advisor, label: str, index: int) -> None:
         super().__init__(
-            label=truncate(choice.label or choice.text, 80) or str(index + 1),
+            label=truncate(label, 80) or str(index + 1),
             style=discord.ButtonStyle.primary if index == 0 else discord.ButtonStyle.secondary,
             row=min(index // 5, 4),
         )
         self.advisor = advisor
-        self.choice = choice
+        self.index = index
+
+    @property
+    def choice(self) -> Choice:
+        assert self.view is not None
+        return self.view.choices[self.index]
 
     async def callback(self, interaction: discord.Interaction) -> None:
         # The presser's own context: buttons answer for whoever presses them.
@@ -230,18 +618,33 @@ class ChoiceButton(discord.ui.Button["ChoicesView"]):
 
 
 class ChoicesView(discord.ui.View):
-    """Buttons for Answer.choices; pressing one answers choice.text."""
+    """Buttons for Answer.choices; pressing one answers choice.text. The choices are kept
+    once, as the question plus each choice's change (CompactChoices), not one copy per button."""
 
-    def __init__(self, advisor: Advisor, choices: tuple[Choice, ...], *, timeout: float = 900.0) -> None:
+    def __init__(
+        self,
+        advisor: Advisor,
+        choices: tuple[Choice, ...],
+        *,
+        timeout: float = 900.0,
+        question: str | None = None,
+    ) -> None:
         super().__init__(timeout=timeout)
-        for index, choice in enumerate(choices[:25]):
-            self.add_item(ChoiceButton(advisor, choice, index))
+        self.advisor = advisor
+        kept = tuple(choices[:25])
+        base = question if question is not None else (kept[0].text if kept else "")
+        self.choices = CompactChoices(base, kept)
+        for index, choice in enumerate(kept):
+            self.add_item(ChoiceButton(advisor, choice.label or choice.text, index))
+
+    async def on_timeout(self) -> None:
+        self.advisor.views.pop(id(self), None)
 
     async def on_error(
         self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any]
     ) -> None:
         log.error("button %r failed", getattr(item, "label", item), exc_info=error)
         try:
-            await self.children[0].advisor.notify(interaction, APOLOGY)  # type: ignore[attr-defined]
+            await self.advisor.notify(interaction, APOLOGY)
         except Exception:
             log.exception("could not apologise for a failed button")

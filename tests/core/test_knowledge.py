@@ -300,7 +300,7 @@ def test_error_message_format(tmp_path: Path) -> None:
         ("fp32_tflops", True),
         ("bf16", "yes"),
         ("aliases", "4090"),
-        ("vendor", "intel"),
+        ("vendor", "qualcomm"),
         ("software", "opencl"),
         ("segment", "gaming"),
         ("price_kind", "cheap"),

@@ -15,8 +15,11 @@ plain text frames.
 REST: /gateway/bot, /users/@me, /oauth2/applications/@me, application
 commands (GET/PUT, global and guild), POST channel messages (JSON or
 multipart), interaction callbacks, webhook follow-ups and edits of the
-original response. ``fail_next_message(429 | 500)`` injects an error on the
-next channel-message POST; ``drop_gateway()`` cuts the websocket.
+original response, edits of the bot's messages (PATCH), reactions (PUT).
+``fail_next_message(429 | 500)`` / ``fail_messages([...])`` inject errors on
+the next channel-message POSTs (a storm: hundreds of 429s and 500s);
+``drop_gateway()`` cuts the websocket. Users can also edit and delete their
+messages (MESSAGE_UPDATE, MESSAGE_DELETE).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ CHANNELS = {
     "ask": 300000000000000002,  # listed in ASK_CHANNEL_IDS
     "noembed": 300000000000000003,  # the bot lacks Embed Links here
     "other": 300000000000000004,  # another ask channel for the burst
+    # more channels, for load runs across many channels (bench/stress.py)
+    **{f"extra{i}": 300000000000000010 + i for i in range(1, 7)},
 }
 EMBED_LINKS = 1 << 14
 # view channel, send messages, embed links, attach files, read history, use application commands
@@ -136,9 +141,11 @@ class StandIn:
         self.unknown: list[str] = []
         self.commands: dict[str | None, list[dict[str, Any]]] = {}  # guild id (None = global) -> commands
         self.messages: dict[int, dict[str, Any]] = {}  # id -> message object we created
+        self.user_messages: dict[int, dict[str, Any]] = {}  # id -> message a user posted
         self.sessions: dict[str, _Session] = {}
         self._conn: _Conn | None = None
         self._inject: list[tuple[int, float]] = []  # (status, retry_after) for the next message POSTs
+        self._inject_followups: list[tuple[int, float]] = []  # ... for the next webhook follow-up POSTs
         self.ready_count = 0
         self.resumed_count = 0
 
@@ -252,6 +259,20 @@ class StandIn:
         """The next POST /channels/{id}/messages answers ``status`` (429 or 5xx) once."""
         with self._cond:
             self._inject.append((status, retry_after))
+
+    def fail_messages(self, failures: list[tuple[int, float]]) -> None:
+        """The next len(failures) message POSTs answer these (status, retry_after), in order."""
+        with self._cond:
+            self._inject.extend(failures)
+
+    def fail_followups(self, failures: list[tuple[int, float]]) -> None:
+        """The next len(failures) interaction follow-up POSTs (webhooks) answer these."""
+        with self._cond:
+            self._inject_followups.extend(failures)
+
+    def injections_left(self) -> int:
+        with self._cond:
+            return len(self._inject)
 
     def drop_gateway(self) -> None:
         """Cut the websocket without a close frame, like a network failure."""
@@ -404,7 +425,59 @@ class StandIn:
         if guild:
             msg["guild_id"] = str(GUILD_ID)
             msg["member"] = {"roles": [], "joined_at": now_iso(), "deaf": False, "mute": False, "flags": 0}
+        with self._cond:
+            self.user_messages[mid] = msg
         self.dispatch("MESSAGE_CREATE", msg)
+        return mid
+
+    def edit_message(self, message_id: int, content: str) -> None:
+        """The author edits their message: MESSAGE_UPDATE with the full new message."""
+        with self._cond:
+            msg = dict(self.user_messages[message_id])
+            msg["content"] = content
+            msg["edited_timestamp"] = now_iso()
+            msg["mention_everyone"] = "@everyone" in content
+            self.user_messages[message_id] = msg
+        self.dispatch("MESSAGE_UPDATE", msg)
+
+    def delete_message(self, message_id: int) -> None:
+        msg = self.user_messages[message_id]
+        d = {"id": msg["id"], "channel_id": msg["channel_id"]}
+        if "guild_id" in msg:
+            d["guild_id"] = msg["guild_id"]
+        self.dispatch("MESSAGE_DELETE", d)
+
+    def send_then_delete(self, content: str, *, channel: int, user_id: int, guild: bool = True) -> int:
+        """A question posted and deleted at once (both events in one go): returns its id."""
+        mid = snowflake()
+        msg = {
+            "id": str(mid),
+            "channel_id": str(channel),
+            "author": user_payload(user_id, "user"),
+            "content": content,
+            "timestamp": now_iso(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+            "components": [],
+        }
+        deleted = {"id": str(mid), "channel_id": str(channel)}
+        if guild:
+            msg["guild_id"] = deleted["guild_id"] = str(GUILD_ID)
+            msg["member"] = {"roles": [], "joined_at": now_iso(), "deaf": False, "mute": False, "flags": 0}
+
+        async def go() -> None:
+            await self._dispatch_on(self._conn, "MESSAGE_CREATE", msg)
+            await self._dispatch_on(self._conn, "MESSAGE_DELETE", deleted)
+
+        self._call(go())
         return mid
 
     def _interaction_base(
@@ -612,6 +685,23 @@ class StandIn:
         self.messages[mid] = msg
         return msg
 
+    def _failure(self, status: int, retry_after: float) -> tuple[int, Any, dict[str, str]]:
+        if status == 429:
+            return (
+                429,
+                {"message": "You are being rate limited.", "retry_after": retry_after, "global": False},
+                {
+                    "Retry-After": str(retry_after),
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": str(retry_after),
+                    "X-RateLimit-Bucket": "standin-webhooks",
+                    "X-RateLimit-Scope": "user",
+                    "Via": "1.1 google",
+                },
+            )
+        return status, {"message": "Internal Server Error", "code": 0}, {}
+
     def _route(
         self, method: str, path: str, query: dict[str, str], body: Any, files: list[dict[str, Any]]
     ) -> tuple[int, Any, dict[str, str]]:
@@ -676,7 +766,13 @@ class StandIn:
                 self.commands[guild] = stored
                 return 200, stored, {}
 
-        # channel messages
+        # channel messages (and follow-ups, when failures are injected for them)
+        followup = method == "POST" and len(parts) == 3 and parts[0] == "webhooks"
+        if followup and self._inject_followups:
+            with self._cond:
+                inject = self._inject_followups.pop(0) if self._inject_followups else None
+            if inject is not None:
+                return self._failure(*inject)
         if method == "POST" and len(parts) == 3 and parts[0] == "channels" and parts[2] == "messages":
             with self._cond:
                 inject = self._inject.pop(0) if self._inject else None
@@ -711,6 +807,32 @@ class StandIn:
                     "X-RateLimit-Bucket": "standin-messages",
                 },
             )
+
+        # edits of the bot's own messages
+        if method == "PATCH" and len(parts) == 4 and parts[0] == "channels" and parts[2] == "messages":
+            mid = int(parts[3])
+            old = self.messages.get(mid)
+            if old is None:
+                return 404, {"message": "Unknown Message", "code": 10008}, {}
+            body = body or {}
+            new = dict(old)
+            for key in ("content", "embeds", "components", "flags"):
+                if key in body:
+                    new[key] = body[key] if body[key] is not None else ([] if key != "content" else "")
+            new["edited_timestamp"] = now_iso()
+            self.messages[mid] = new
+            return 200, new, {}
+
+        # reactions (the bot's own)
+        if (
+            method == "PUT"
+            and len(parts) == 7
+            and parts[0] == "channels"
+            and parts[2] == "messages"
+            and parts[4] == "reactions"
+            and parts[6] == "@me"
+        ):
+            return 204, None, {}
 
         # interaction callback
         if method == "POST" and len(parts) == 4 and parts[0] == "interactions" and parts[3] == "callback":
@@ -825,6 +947,7 @@ def guild_payload() -> dict[str, Any]:
             channel("ask", CHANNELS["ask"], 1),
             channel("noembed", CHANNELS["noembed"], 2, deny=EMBED_LINKS),
             channel("other", CHANNELS["other"], 3),
+            *(channel(f"extra{i}", CHANNELS[f"extra{i}"], 3 + i) for i in range(1, 7)),
         ],
         "threads": [],
         "presences": [],

@@ -74,8 +74,8 @@ def start_bot(standin: StandIn, log_path: Path, **extra: str) -> subprocess.Pope
         COOLDOWN_PER_10S=str(COOLDOWN),
         LOG_LEVEL="INFO",
         PYTHONUNBUFFERED="1",
-        **extra,
     )
+    env.update(extra)
     readies = standin.ready_count
     with open(log_path, "wb") as log_file:
         proc = subprocess.Popen(

@@ -19,7 +19,7 @@ from bot.core.answer import answer
 from bot.core.knowledge import get_catalog
 from bot.core.matching import get_matcher
 from bot.core.types import Answer, Choice, Context, Intent, Method, Precision, Query, Task
-from bot.discord_app.advisor import MAX_QUESTION_CHARS, Advisor, ChoicesView
+from bot.discord_app.advisor import MAX_QUESTION_CHARS, Advisor, ChoicesView, Rate, RateDecision
 from bot.discord_app.chart import chart_points, render_chart
 from bot.discord_app.client import (
     AdvisorClient,
@@ -30,7 +30,7 @@ from bot.discord_app.client import (
     make_intents,
 )
 from bot.discord_app.commands import GpuGroup
-from bot.discord_app.context_store import ContextStore, Cooldown
+from bot.discord_app.context_store import ContextStore, Cooldown, context_bytes
 from bot.discord_app.embeds import LIMITS, build_embed, embed_problems, plain_text, wants_chart
 from bot.discord_app.listeners import extract_question, handle_message
 
@@ -153,15 +153,17 @@ class Clock:
 
 def test_context_store_ttl_and_bound() -> None:
     clock = Clock()
-    store = ContextStore(ttl=900, max_size=3, clock=clock)
-    ctx = Context(last=Query(intent=Intent.HELP))
+    ctx = Context(last=Query(intent=Intent.HELP, text="help"))
+    one = context_bytes(ctx.last, None)  # type: ignore[arg-type]
+    store = ContextStore(ttl=900, max_bytes=3 * one, clock=clock)
     store.put(1, 1, ctx)
-    assert store.get(1, 1) is ctx and store.get(1, 2) is None and store.get(2, 1) is None
+    assert store.get(1, 1) == ctx and store.get(1, 2) is None and store.get(2, 1) is None
     clock.t += 901
     assert store.get(1, 1) is None
     for i in range(5):
         store.put(1, i, ctx)
-    assert len(store) == 3 and store.get(1, 0) is None and store.get(1, 4) is ctx
+    assert len(store) == 3 and store.get(1, 0) is None and store.get(1, 4) == ctx
+    assert store.nbytes <= 3 * one
 
 
 def test_cooldown_window() -> None:
@@ -179,8 +181,9 @@ def test_cooldown_notice_once_per_window() -> None:
     adv = Advisor(settings(cooldown_per_10s=1), clock=clock)
     assert adv.cooldown_notice(5) == (True, None)
     allowed, notice = adv.cooldown_notice(5)
-    assert not allowed and notice and "Try again" in notice
+    assert not allowed and notice and "Try again in 10 s" in notice
     assert adv.cooldown_notice(5) == (False, None)  # no second notice: no spam
+    assert adv.rate(5) == RateDecision(Rate.COLLAPSED, 10.0)  # ... but a reaction, never silence
     clock.t += 11
     assert adv.cooldown_notice(5) == (True, None)
 
@@ -561,8 +564,14 @@ def fake_message(
 ) -> Any:
     sent: list[dict[str, Any]] = []
 
-    async def send(content: Any = None, **kw: Any) -> None:
+    reactions: list[str] = []
+
+    async def send(content: Any = None, **kw: Any) -> Any:
         sent.append({"content": content, **kw})
+        return SimpleNamespace(id=5000 + len(sent))
+
+    async def add_reaction(emoji: str) -> None:
+        reactions.append(emoji)
 
     perms = SimpleNamespace(embed_links=True, attach_files=True)
     channel = SimpleNamespace(id=channel_id, send=send, permissions_for=lambda _m: perms)
@@ -577,6 +586,8 @@ def fake_message(
         to_reference=lambda fail_if_not_exists=True: SimpleNamespace(message_id=77),
         sent=sent,
         perms=perms,
+        reactions=reactions,
+        add_reaction=add_reaction,
     )
     return msg
 
@@ -623,7 +634,8 @@ async def test_handle_message_cooldown_notice() -> None:
     for m in (m1, m2, m3):
         await handle_message(adv, m, ME)
     assert m1.sent[0]["embed"] is not None
-    assert "Try again" in m2.sent[0]["content"] and m3.sent == []
+    assert "Try again" in m2.sent[0]["content"] and m2.reactions == []
+    assert m3.sent == [] and m3.reactions == ["\N{HOURGLASS WITH FLOWING SAND}"]  # seen, not silence
 
 
 async def test_a_failing_answer_is_an_apology_not_a_crash() -> None:

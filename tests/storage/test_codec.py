@@ -12,7 +12,19 @@ from hypothesis import strategies as st
 
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
-from bot.core.types import Choice, Context, Intent, Lang, Method, Note, NoteCode, Precision, Query, Task
+from bot.core.types import (
+    Choice,
+    Context,
+    Intent,
+    Lang,
+    Method,
+    Note,
+    NoteCode,
+    OutOfRange,
+    Precision,
+    Query,
+    Task,
+)
 from bot.storage.codec import (
     CODEC_VERSION,
     decode_choices,
@@ -39,6 +51,11 @@ _overrides: dict[str, st.SearchStrategy] = {
     if f.type in ("float | None", "float")
 }
 _overrides["choices"] = st.lists(choices, max_size=3).map(tuple)
+# out-of-range reports carry their range's bounds: finite, like every number stored
+_overrides["out_of_range"] = st.lists(
+    st.builds(OutOfRange, field=st.text(max_size=10), text=st.text(max_size=24), low=finite, high=finite),
+    max_size=2,
+).map(tuple)
 # A Note's values are typed Any: whatever the parser and the engine put there
 # (numbers, text, lists, tuples, dates, enums).
 any_values = st.recursive(
@@ -62,6 +79,7 @@ notes = st.builds(
 for _f in dataclasses.fields(Query):
     if "Note" in str(_f.type):
         _overrides[_f.name] = st.lists(notes, max_size=3).map(tuple)
+_overrides["price_question"] = st.none()  # transient: not stored (codec.TRANSIENT_FIELDS)
 queries = st.builds(
     Query,
     **{f.name: ... for f in dataclasses.fields(Query) if f.name not in _overrides},

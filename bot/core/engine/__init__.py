@@ -14,6 +14,7 @@ from bot.core.engine.compare import compare_result
 from bot.core.engine.fit import fit_alone_result, fit_result
 from bot.core.engine.info import info_result, list_result
 from bot.core.engine.picks import general_result, recommend_result
+from bot.core.engine.prices import deal_result, rent_buy_result
 from bot.core.knowledge import GPU, Catalog
 from bot.core.results import AskBackResult, HelpResult, InfoResult, Result, UnknownResult
 from bot.core.types import Intent, Query
@@ -31,6 +32,10 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         gpus = _uncurated_cards(q)
         if gpus and q.intent is Intent.UNKNOWN and not models:
             q = replace(q, intent=Intent.INFO)
+    if q.intent is Intent.RENT_OR_BUY:
+        return q, rent_buy_result(cat, q)
+    if q.intent is Intent.DEAL:
+        return q, deal_result(cat, q)
     if q.intent is Intent.HELP:
         topic = (
             "memory"

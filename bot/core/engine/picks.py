@@ -33,6 +33,7 @@ def _pick(c: recommend.Candidate, reasons: tuple[Reason, ...], count: int) -> Pi
         reasons=reasons,
         throughput=round_tp(c.speed.unit_value),
         throughput_unit=c.speed.unit,
+        price_quote=c.quote,
     )
 
 
@@ -73,6 +74,9 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         batch_was_default=r.batch_was_default,
         assumptions=assumptions_for(q, w, batch=r.batch_needed, batch_default=r.batch_was_default),
         measured_count=sum(1 for c, _ in r.picks if c.speed.basis == "measured"),
+        price_filter=str(q.price_question.filters.condition.value)
+        if q.price_question is not None and q.price_question.filters.condition
+        else None,
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
         candidates=r.considered,
@@ -121,6 +125,8 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
     # value among cards with room for today's models (the 2020 guide's "most models" tier was 8 GB;
     # with LLMs in the mix it is 12 GB): a 6 GB card is cheap per unit of speed but not a good buy
     roomy = [r for r in rows if r.gpu.vram_gb >= GENERAL_MIN_VRAM_GB] or rows
+    flagged = recommend.price_flagged(cat)  # old estimates and older cards at a 3060's price: no value pick
+    roomy = [r for r in roomy if r.gpu.id not in flagged] or roomy
     best_value = max(roomy, key=lambda r: r.value or 0)
     most_mem = max(rows, key=lambda r: (r.gpu.vram_gb, r.relative_speed or 0))
     chosen: list[tuple[recommend.CompareRow, Reason]] = [(fastest, Reason(ReasonCode.FASTEST_IN_RANGE))]

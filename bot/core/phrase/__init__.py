@@ -9,6 +9,7 @@ package's imports to hold that.
 
 from __future__ import annotations
 
+from bot.core.phrase import prices
 from bot.core.phrase.catalog import t, to_traditional
 from bot.core.phrase.common import Env, note_line
 from bot.core.phrase.replies import (
@@ -26,6 +27,7 @@ from bot.core.phrase.replies import (
 from bot.core.results import (
     AskBackResult,
     CompareResult,
+    DealResult,
     FailedResult,
     FitAloneResult,
     FitResult,
@@ -34,11 +36,13 @@ from bot.core.results import (
     InfoResult,
     ListResult,
     RecommendResult,
+    RentBuyResult,
     Result,
     ServeResult,
     SpeedResult,
     TimeResult,
     UnknownResult,
+    WhichCardResult,
 )
 from bot.core.types import Note, Query
 
@@ -67,6 +71,12 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
     elif isinstance(result, AskBackResult):
         asks = phrase_notes(env, q.suggestions)
         out = Phrased(verdict=asks[0] if asks else t(env.lang, "ask.which"))
+    elif isinstance(result, RentBuyResult):
+        out = prices.rent_buy(env, result)
+    elif isinstance(result, DealResult):
+        out = prices.deal(env, result)
+    elif isinstance(result, WhichCardResult):
+        out = prices.which_card(env, result)
     elif isinstance(result, FailedResult):
         out = Phrased(verdict=t(env.lang, "error.sorry"))
     elif isinstance(result, SpeedResult | TimeResult | ServeResult):

@@ -22,6 +22,7 @@ __all__ = [
     "gb",
     "gb_band",
     "price_label",
+    "quote_label",
     "budget_phrase",
     "describe",
     "task_phrase",
@@ -106,13 +107,33 @@ def price_label(env: Env, g: GPU, count: int = 1) -> str:
     )
 
 
+def quote_label(env: Env, q: Any, count: int = 1) -> str:
+    """A price from the price book or the user (prices.PriceQuote): '$650 (your price)', '$750 used (May 2026)'."""
+    total = q.usd * count
+    if q.origin == "quoted":
+        return t(env.lang, "price.quoted", price=fmt.usd(total, env.lang))
+    kind = enum_word(env, "price.kind", q.kind.value if q.sub is None else q.sub.value)
+    return t(
+        env.lang,
+        "price.label",
+        total=fmt.usd(total, env.lang),
+        cny=_cny(env, total),
+        each=t(env.lang, "price.each", n=count, each=fmt.usd(q.usd, env.lang)) if count > 1 else "",
+        kind=t(env.lang, "price.kind_part", kind=kind),
+        est=t(env.lang, "price.est") if q.estimated else "",
+        date=fmt.month(q.date[:7], env.lang),
+    )
+
+
 def budget_phrase(env: Env, budget_usd: float | None) -> str:
     """' under $1,000' / '预算 ¥6,000 以内': in the currency the user gave it, when that is 元."""
     if budget_usd is None:
         return ""
     if env.lang.is_zh and env.budget_currency == "CNY" and env.budget_amount:
         return t(env.lang, "budget.under", amount=fmt.money(env.budget_amount, "CNY", env.lang))
-    amount = fmt.usd(budget_usd, env.lang) + _cny(env, budget_usd)
+    amount = fmt.usd(budget_usd, env.lang)
+    if env.lang.is_zh and env.cny_per_usd:
+        amount += t(env.lang, "budget.approx", cny=fmt.money(budget_usd * env.cny_per_usd, "CNY", env.lang))
     return t(env.lang, "budget.under", amount=amount)
 
 

@@ -15,7 +15,7 @@ from babel.numbers import format_currency, format_percent
 
 from bot.core.types import Lang
 
-__all__ = ["locale_of", "num", "gb", "usd", "money", "month", "percent", "ratio"]
+__all__ = ["locale_of", "num", "gb", "usd", "usd_cents", "money", "month", "percent", "ratio"]
 
 _LOCALES = {Lang.EN: "en_US", Lang.ZH_HANS: "zh_Hans_CN", Lang.ZH_HANT: "zh_Hant_TW"}
 
@@ -59,6 +59,12 @@ def money(amount: float, currency: str, lang: Lang) -> str:
     return format_currency(
         round(amount), currency, format="¤#,##0", locale=_LOCALES[lang], currency_digits=False
     )
+
+
+@functools.lru_cache(maxsize=2048)
+def usd_cents(amount: float, lang: Lang) -> str:
+    """$0.55, US$2.25: an hourly or per-kWh price, to the cent."""
+    return format_currency(round(amount, 2), "USD", format="¤#,##0.00", locale=_LOCALES[lang])
 
 
 def usd(amount: float, lang: Lang) -> str:

@@ -24,6 +24,7 @@ from bot.core.phrase.common import (
     gb_band,
     join,
     price_label,
+    quote_label,
     task_phrase,
     throughput_phrase,
     workload_title,
@@ -268,7 +269,9 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
     labels: list[str] = []
     for i, p in enumerate(r.picks, 1):
         reason = reasons_phrase(env, p.reasons, w.seq_len)
-        label = price_label(env, p.gpu, n)
+        label = (
+            quote_label(env, p.price_quote, n) if p.price_quote is not None else price_label(env, p.gpu, n)
+        )
         reasons.append(reason)
         labels.append(label)
         count = f"{n}x " if n > 1 else ""
@@ -330,6 +333,10 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
 
     for n_ in r.notes:
         details.append(note_line(env, n_))
+    if r.price_filter:
+        details.append(t(L, f"rec.price_filter.{r.price_filter}"))
+    if any(p.price_quote is not None and p.price_quote.origin == "quoted" for p in r.picks):
+        details.append(t(L, "rec.quoted_used"))
     batch = t(L, "rec.batch_default" if r.batch_was_default else "rec.batch", batch=r.batch_needed)
     from bot.core.phrase.common import change_hint
 

@@ -1,0 +1,201 @@
+"""Rent-or-buy and deal results, phrased (issue #14)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.core.names import card_label
+from bot.core.phrase import fmt
+from bot.core.phrase.catalog import t
+from bot.core.phrase.common import Env, enum_word, join
+from bot.core.phrase.replies import Phrased
+from bot.core.results import DealResult, RentBuyResult, WhichCardResult
+
+__all__ = ["rent_buy", "deal", "which_card", "stale_line"]
+
+
+def _card(r: Any, gid: str) -> str:
+    g = r.cards.get(gid)
+    return card_label(g) if g is not None else gid
+
+
+def _month(env: Env, date: str) -> str:
+    return fmt.month(date[:7], env.lang)
+
+
+def stale_line(env: Env, dates: list[str] | tuple[str, ...], months: int) -> str | None:
+    if not dates:
+        return None
+    shown = join(env, [_month(env, d) for d in sorted(set(dates))])
+    return t(env.lang, "price.stale", dates=shown, months=months)
+
+
+def _quote(env: Env, q: Any) -> str:
+    """'$1,550 used (May 2026)', 'est.' when estimated, 'your price' when quoted."""
+    kind = enum_word(env, "price.kind", q.kind.value if q.sub is None else q.sub.value)
+    est = t(env.lang, "price.est") if q.estimated else ""
+    if q.origin == "quoted":
+        return t(env.lang, "price.quoted", price=fmt.usd(q.usd, env.lang))
+    return t(
+        env.lang, "price.quote", price=fmt.usd(q.usd, env.lang), kind=kind, est=est, date=_month(env, q.date)
+    )
+
+
+def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
+    L = env.lang
+    rob = r.rob
+    card = _card(r, rob.gpu)
+    a = {x.code.value: x for x in rob.assumptions}
+    hpd = a["hours_per_day"].value if "hours_per_day" in a else None
+    years = a["years"].value if "years" in a else None
+    hpd_s = fmt.num(float(hpd or 0), L, 0 if float(hpd or 0).is_integer() else 1)
+    yrs_s = fmt.num(float(years or 0), L, 0 if float(years or 0).is_integer() else 1)
+    cheapest = min(rob.rent, key=lambda x: x.usd, default=None)
+    details: list[str] = []
+    if rob.own is None or not rob.rent:
+        verdict = t(L, "rob.no_price", card=card)
+    elif rob.verdict.value == "buy_cheaper" and rob.break_even_hours is not None:
+        verdict = t(
+            L,
+            "rob.buy",
+            card=card,
+            hpd=hpd_s,
+            hours=fmt.num(rob.break_even_hours, L),
+            months=fmt.num(rob.break_even_months or 0, L, 1),
+            own=fmt.usd(rob.own.usd, L),
+            rent=fmt.usd(cheapest.usd, L) if cheapest else "?",
+            years=yrs_s,
+        )
+    elif rob.break_even_hours is None:
+        verdict = t(L, "rob.never", card=card, hpd=hpd_s)
+    else:
+        verdict = t(
+            L,
+            "rob.rent",
+            card=card,
+            hpd=hpd_s,
+            years=yrs_s,
+            own=fmt.usd(rob.own.usd, L),
+            rent=fmt.usd(cheapest.usd, L) if cheapest else "?",
+            hours=fmt.num(rob.break_even_hours, L),
+        )
+    if rob.own is not None:
+        o = rob.own
+        kwh_price = a["kwh_price_usd"].value if "kwh_price_usd" in a else 0
+        details.append(
+            t(
+                L,
+                "rob.own",
+                price=_quote(env, o.price),
+                elec=fmt.usd(o.electricity_usd, L),
+                kwh=fmt.num(o.kwh, L),
+                kwh_price=fmt.usd_cents(float(kwh_price), L),
+                years=yrs_s,
+                resale=fmt.usd(o.resale_usd, L),
+                resale_basis=t(L, f"rob.resale.{o.resale_basis.value}"),
+                total=fmt.usd(o.usd, L),
+            )
+        )
+    for x in sorted(rob.rent, key=lambda x: x.usd)[:3]:
+        faster = "" if x.same_card else t(L, "rob.faster", x=fmt.num(round(x.relative_speed, 1), L, 1))
+        details.append(
+            t(
+                L,
+                "rob.rent_line",
+                card=_card(r, x.gpu),
+                provider=enum_word(env, "provider", x.provider_kind.value),
+                per_hour=fmt.usd_cents(x.usd_per_hour, L),
+                date=_month(env, x.price.date),
+                faster=faster,
+                hours=fmt.num(x.hours, L),
+                usd=fmt.usd(x.usd, L),
+                be=t(L, "rob.rent_be", hours=fmt.num(x.break_even_hours, L)) if x.break_even_hours else "",
+            )
+        )
+    said = [x for x in rob.assumptions if not x.given and x.code.value in _ASSUMED and x.value != "any"]
+    parts = [_assumption(env, x) for x in said]
+    assumptions = [t(L, "rob.assumed", parts=join(env, parts))] if parts else []
+    basis = [t(L, "rob.basis")]
+    stale = stale_line(env, rob.stale_dates, 6)
+    if stale:
+        basis.append(stale)
+    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
+
+
+_ASSUMED = ("hours_per_day", "years", "kwh_price_usd", "power_w", "resale_retention_per_year", "condition")
+
+
+def _assumption(env: Env, x: Any) -> str:
+    L = env.lang
+    v = x.value
+    code = x.code.value
+    if code == "kwh_price_usd":
+        return t(L, "rob.a.kwh", v=fmt.usd_cents(float(v), L))
+    if code == "resale_retention_per_year":
+        return t(L, "rob.a.retention", v=fmt.percent(float(v), L))
+    if code == "condition":
+        return t(L, "rob.a.condition", v=enum_word(env, "price.kind", v))
+    num = fmt.num(float(v), L, 0 if float(v).is_integer() else 1) if isinstance(v, int | float) else str(v)
+    return t(L, f"rob.a.{code}", v=num)
+
+
+def deal(env: Env, r: DealResult) -> Phrased:
+    L = env.lang
+    d = r.deal
+    card = _card(r, d.gpu)
+    cond = enum_word(env, "price.kind", d.condition.value)
+    price = fmt.usd(d.quoted_usd, L)
+    ref = d.reference
+    if d.verdict.value == "unknown" or ref is None:
+        verdict = t(L, "deal.unknown", card=card, price=price)
+    else:
+        pct = fmt.percent(abs(1 - (d.ratio or 1)), L)
+        verdict = t(
+            L,
+            f"deal.{d.verdict.value}",
+            card=card,
+            price=price,
+            cond=cond,
+            pct=pct,
+            ref=_quote(env, ref),
+        )
+    details: list[str] = []
+    stale_dates: list[str] = []
+    for reason in d.reasons:
+        c = reason.code.value
+        v = dict(reason.values)
+        if c == "above_new_price" and d.new_reference is not None:
+            details.append(t(L, "deal.above_new", new=_quote(env, d.new_reference)))
+        elif c == "cheaper_alternative" and v.get("gpu"):
+            details.append(
+                t(
+                    L,
+                    "deal.alternative",
+                    card=_card(r, str(v["gpu"])),
+                    usd=fmt.usd(float(v.get("usd") or 0), L),
+                    kind=enum_word(env, "price.kind", v.get("kind")),
+                    x=fmt.num(round(float(v.get("relative_speed") or 0), 2), L, 2),
+                    vram=f"{float(v.get('vram_gb') or 0):g}",
+                )
+            )
+        elif c == "reference_estimated":
+            details.append(t(L, "deal.ref_estimated"))
+        elif c == "reference_stale" and v.get("date"):
+            stale_dates.append(str(v["date"]))
+        elif c == "not_a_purchase":
+            details.append(t(L, "deal.not_a_purchase", card=card))
+    if not d.condition_given:
+        details.append(t(L, "deal.condition_taken", cond=cond))
+    if d.risks:
+        details.append(t(L, "deal.risks", risks=join(env, [t(L, f"risk.{k.code}") for k in d.risks])))
+    basis = [t(L, "deal.basis")]
+    if d.risks:
+        basis.append(t(L, "deal.risk_source", source=d.risks[0].source))
+    stale = stale_line(env, stale_dates, 6)
+    if stale:
+        basis.append(stale)
+    return Phrased(verdict=verdict, details=details, basis=basis)
+
+
+def which_card(env: Env, r: WhichCardResult) -> Phrased:
+    return Phrased(verdict=t(env.lang, f"which_card.{r.kind}"))

@@ -1,0 +1,191 @@
+"""What a card can run: precisions (from its architecture) and tools (from ``knowledge/software.yaml``).
+
+Pure functions; no I/O beyond :func:`bot.core.knowledge.get_catalog`, no Discord.
+
+* :func:`capabilities` derives, from the architecture, what the hardware does natively:
+  bf16 (NVIDIA Ampere+, AMD CDNA 2+/RDNA 3+, Apple M2+, Intel Xe2), fp8 (NVIDIA Ada/Hopper+, AMD
+  CDNA 3/RDNA 4), fp4 (NVIDIA Blackwell), fast fp16 (everything but consumer Pascal, whose FP16 runs
+  at 1/64 rate; the HBM2 P100 is the exception) and tensor cores. FlashAttention 2 comes from the
+  software table (Ampere+ on CUDA). ``tests/core/test_support.py`` checks these rules against the
+  ``bf16`` / ``fp8`` flags every card carries in ``gpus.yaml``.
+* :func:`supports` answers "does tool X run on this card": the stack's entry in software.yaml,
+  narrowed by compute capability or architecture where the entry says so.
+* :func:`precision_for` says which precision a card would really use when asked for one it
+  cannot run (bf16 on Turing -> fp16 with loss scaling; fp16 on a P40 -> fp32; fp8 on Ampere ->
+  bf16 math on fp8 weights), as a :class:`PrecisionChoice` with a :class:`FallbackReason` code.
+
+How the engine should use it: never recommend a card for a precision it cannot run; when the
+question names one (or the release precision is one) the card lacks, judge the card at
+``precision_for(gpu, p).used`` and say the reason code. For a workload that needs a tool
+(QLoRA -> bitsandbytes, serving -> vLLM, flash attention), ``supports(gpu, tool).level`` of
+``no`` removes the card, ``partial`` keeps it with the note (``note_id`` names the note).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bot.core.knowledge import GPU, Catalog, get_catalog
+
+__all__ = [
+    "Capabilities",
+    "FallbackReason",
+    "Level",
+    "PrecisionChoice",
+    "Support",
+    "capabilities",
+    "compute_capability",
+    "precision_for",
+    "supports",
+]
+
+#: lowest CUDA compute capability of each NVIDIA architecture (Pascal GP100 is 6.0, GP102 6.1;
+#: Ampere GA100 8.0, GA10x 8.6; Blackwell B200 10.0, GeForce 12.0, GB10 12.1)
+NVIDIA_CC = {
+    "Maxwell": 5.0,
+    "Pascal": 6.0,
+    "Volta": 7.0,
+    "Turing": 7.5,
+    "Ampere": 8.0,
+    "Ada Lovelace": 8.9,
+    "Hopper": 9.0,
+    "Blackwell": 10.0,
+}
+_AMD_BF16 = ("CDNA 2", "CDNA 3", "CDNA 4", "RDNA 3", "RDNA 3.5", "RDNA 4")
+_AMD_FP8 = ("CDNA 3", "CDNA 4", "RDNA 4")
+_APPLE_NO_BF16 = ("Apple M1 GPU",)  # Armv8.5 GPU/CPU without bf16 (pytorch/pytorch#78168)
+
+
+class Level(StrEnum):
+    YES = "yes"
+    PARTIAL = "partial"
+    NO = "no"
+
+
+@dataclass(frozen=True)
+class Support:
+    """Whether ``tool`` runs on a card's stack: level, the note's stable id, and its source."""
+
+    tool: str
+    stack: str
+    level: Level
+    note_id: str  # "<tool>.<stack>", or "<tool>.<stack>.arch" when the architecture decided it
+    source: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Hardware number formats of one card, derived from its architecture."""
+
+    bf16: bool
+    fp8: bool
+    fp4: bool
+    fast_fp16: bool  # fp16 math at least at the fp32 rate
+    tensor_cores: bool  # matrix units (NVIDIA tensor cores, AMD WMMA/MFMA, Intel XMX)
+    compute_capability: float | None  # NVIDIA only
+
+
+class FallbackReason(StrEnum):
+    NONE = "none"  # the card runs what was asked
+    NO_BF16_USE_FP16 = "no_bf16_use_fp16"  # pre-Ampere / M1: fp16 (with loss scaling when training)
+    NO_FAST_FP16_USE_FP32 = "no_fast_fp16_use_fp32"  # consumer Pascal: fp16 at 1/64 rate
+    NO_FP8_COMPUTE = "no_fp8_compute"  # pre-Ada: fp8 weights run weight-only (dequantized to 16 bit)
+    NO_FP4_COMPUTE = "no_fp4_compute"  # fp4/mxfp4 math only on Blackwell; dequantized elsewhere
+
+
+@dataclass(frozen=True)
+class PrecisionChoice:
+    """The compute precision a card uses for a requested one. Weight memory follows the build
+    (formats.py): fp8 / mxfp4 weights stay small on older cards, only the math is wider."""
+
+    requested: str
+    used: str
+    reason: FallbackReason
+
+
+def compute_capability(gpu: GPU) -> float | None:
+    """Lowest compute capability of the card's NVIDIA architecture; None for other vendors."""
+    if gpu.vendor != "nvidia":
+        return None
+    return NVIDIA_CC.get(gpu.architecture)
+
+
+def capabilities(gpu: GPU) -> Capabilities:
+    arch = gpu.architecture
+    cc = compute_capability(gpu)
+    if gpu.vendor == "nvidia":
+        bf16 = cc is not None and cc >= 8.0
+        fp8 = cc is not None and cc >= 8.9
+        fp4 = arch == "Blackwell"
+        # consumer Pascal runs FP16 at 1/64 rate; GP100 (the HBM2 P100) at 2x
+        fast_fp16 = arch != "Pascal" or gpu.memory_type.startswith("HBM")
+        tensor = gpu.fp16_tensor_tflops is not None
+    elif gpu.vendor == "amd":
+        bf16 = arch in _AMD_BF16
+        fp8 = arch in _AMD_FP8
+        fp4 = False
+        fast_fp16 = True
+        tensor = arch.startswith(("CDNA", "RDNA 3", "RDNA 4"))
+    elif gpu.vendor == "apple":
+        bf16 = arch not in _APPLE_NO_BF16
+        fp8 = fp4 = False
+        fast_fp16 = True
+        tensor = False
+    else:  # intel Xe2 (Arc B-series): XMX engines with bf16, no fp8
+        bf16 = True
+        fp8 = fp4 = False
+        fast_fp16 = True
+        tensor = True
+    return Capabilities(
+        bf16=bf16, fp8=fp8, fp4=fp4, fast_fp16=fast_fp16, tensor_cores=tensor, compute_capability=cc
+    )
+
+
+def precision_for(gpu: GPU, precision: str) -> PrecisionChoice:
+    """The precision ``gpu`` would actually run ``precision`` at, and why if it differs.
+
+    ``precision`` is a Precision / format precision value (fp32, fp16, bf16, fp8, fp4, mxfp4,
+    int8, int4, nf4, ...). Integer and NF4 weights are dequantized in the kernel on every card,
+    so they are returned unchanged.
+    """
+    cap = capabilities(gpu)
+    p = precision.lower()
+
+    def sixteen() -> tuple[str, FallbackReason]:
+        if cap.bf16:
+            return "bf16", FallbackReason.NONE
+        if cap.fast_fp16:
+            return "fp16", FallbackReason.NO_BF16_USE_FP16
+        return "fp32", FallbackReason.NO_FAST_FP16_USE_FP32
+
+    if p == "bf16":
+        used, why = sixteen()
+        return PrecisionChoice(precision, used, why)
+    if p == "fp16" and not cap.fast_fp16:
+        return PrecisionChoice(precision, "fp32", FallbackReason.NO_FAST_FP16_USE_FP32)
+    if p == "fp8" and not cap.fp8:
+        used, why = sixteen()
+        return PrecisionChoice(precision, used, FallbackReason.NO_FP8_COMPUTE if used != "fp32" else why)
+    if p in ("fp4", "mxfp4", "nvfp4") and not cap.fp4:
+        if cap.fp8:
+            return PrecisionChoice(precision, "fp8", FallbackReason.NO_FP4_COMPUTE)
+        used, why = sixteen()
+        return PrecisionChoice(precision, used, FallbackReason.NO_FP4_COMPUTE if used != "fp32" else why)
+    return PrecisionChoice(precision, precision, FallbackReason.NONE)
+
+
+def supports(gpu: GPU, tool: str, catalog: Catalog | None = None) -> Support:
+    """How well ``tool`` (a software.yaml tool id) runs on ``gpu``. Raises ``KeyError`` for an
+    unknown tool id."""
+    cat = catalog if catalog is not None else get_catalog()
+    entry = cat.tools[tool].support[gpu.software]
+    level = Level(entry.level)
+    note_id = entry.note_id
+    if entry.min_compute_capability is not None:
+        cc = compute_capability(gpu)
+        if cc is None or cc < entry.min_compute_capability:
+            level, note_id = Level.NO, f"{entry.note_id}.arch"
+    if entry.architectures and gpu.architecture not in entry.architectures:
+        level, note_id = Level(entry.other_level or "no"), f"{entry.note_id}.arch"
+    return Support(tool=tool, stack=gpu.software, level=level, note_id=note_id, source=entry.source)
