@@ -106,6 +106,11 @@ QLORA_SLOWDOWN = 1.35  # estimate: NF4 dequantization on every forward and backw
 # paged attention kernels read HBM better than llama.cpp's single stream)
 SERVE_BW_EFF = 0.75
 SERVE_COMPUTE_EFF = 0.5
+# Apple silicon (Metal): a fixed cost per generated token on top of the bytes read, fitted to the
+# carried Apple rows (llm-inference-apple.yaml, the Geerling tables): small models run far below
+# bandwidth / bytes there, large ones near it. CUDA cards show no such floor in the same tables.
+APPLE_TOKEN_OVERHEAD_S = 0.003
+
 # system RAM bandwidth a partial CPU offload reads the remaining layers at: estimate for a desktop with
 # dual-channel DDR5-5600 (89.6 GB/s peak) at the ~70% that streaming reads reach
 DEFAULT_RAM_GBS = 60.0
@@ -245,7 +250,10 @@ def decode(
     bytes_per_token = weight_bytes(model, precision, awq=awq) + kv_bytes_per_token(model) * max(context, 0)
     if bytes_per_token <= 0:
         return Figure.banded(0.0, "decode", "modelled", unit, Engine.LLAMA_CPP)
-    value = eff * gpu.memory_bandwidth_gbs * 1e9 / bytes_per_token
+    seconds = bytes_per_token / (eff * gpu.memory_bandwidth_gbs * 1e9)
+    if (gpu.vendor or "").lower() == "apple":
+        seconds += APPLE_TOKEN_OVERHEAD_S
+    value = 1.0 / seconds
     if num_gpus > 1:  # layer split: one stream visits the cards in turn, no speed-up (measured rows agree)
         value *= 0.95
     return Figure.banded(value, "decode", "modelled", unit, Engine.LLAMA_CPP)

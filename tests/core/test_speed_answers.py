@@ -219,3 +219,13 @@ def test_time_answer_in_chinese_names_what_it_assumed() -> None:
     assert isinstance(a.result, TimeResult)
     assert a.time is not None and a.time["assumed"]["epochs"] == 2.0 and a.time["assumed"]["samples"] == 20000
     assert "小时" in a.verdict and any("2 轮" in s for s in a.assumptions)
+
+
+def test_apple_decode_rows_within_1_5x_with_the_metal_per_token_cost() -> None:
+    pts = [
+        p
+        for p in throughput.calibration_points(CAT)
+        if p.category == "decode" and CAT.gpus[p.gpu].vendor.lower() == "apple"
+    ]
+    assert len(pts) >= 12
+    assert all(1 / 1.5 <= p.ratio <= 1.5 for p in pts), [(p.model, p.gpu, round(p.ratio, 2)) for p in pts]
