@@ -18,6 +18,7 @@ from dataclasses import replace
 from bot.core import language, render
 from bot.core.engine import compute
 from bot.core.knowledge import GPU, Catalog, get_catalog
+from bot.core.limits import validate_query
 from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
 from bot.core.results import (
@@ -40,6 +41,7 @@ from bot.core.types import (
     NoteCode,
     Query,
     Recommendation,
+    note,
 )
 
 __all__ = ["answer", "pick_choice", "MAX_QUESTION_CHARS"]
@@ -79,6 +81,7 @@ def answer(
         q = parse(language.to_simplified(read), cat, context)
         if read != q.text:
             q = replace(q, text=read)
+    q = _checked(q)
     env = _env(cat, q, lang_)
     try:
         q, result = compute(cat, q)
@@ -88,6 +91,20 @@ def answer(
         result = FailedResult()
         ph = phrase(result, q, env)
     return _assemble(cat, q, result, ph, env)
+
+
+def _checked(q: Query) -> Query:
+    """Every number range-checked (bot.core.limits): one out of range is not used, and said."""
+    q = validate_query(q)
+    if not q.out_of_range:
+        return q
+    said = {(n.values.get("field"), n.values.get("text")) for n in q.notes if n.code is NoteCode.OUT_OF_RANGE}
+    extra = tuple(
+        note(NoteCode.OUT_OF_RANGE, field=o.field, text=o.text, low=o.low, high=o.high)
+        for o in q.out_of_range
+        if (o.field, o.text) not in said
+    )
+    return replace(q, notes=q.notes + extra) if extra else q
 
 
 def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
