@@ -398,7 +398,6 @@ class _Currencies:
         for s in syms:
             e = re.escape(s)
             parts.append(rf"\b{e}\b" if s[0].isascii() and s[0].isalnum() else e)
-        sym = "(?P<sym>" + "|".join(parts) + ")"
         # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s
         pre_parts = [p for s, p in zip(syms, parts, strict=True) if not _CJK_RE.search(s)]
         self.pre = _rx("(?P<sym>" + "|".join(pre_parts) + r")\s*" + _NUM + _MULT_RE)
