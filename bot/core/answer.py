@@ -74,6 +74,7 @@ def answer(
         lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
+        cut = len(question or "") > MAX_QUESTION_CHARS
         lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
@@ -81,6 +82,8 @@ def answer(
         q = parse(language.to_simplified(read), cat, context)
         if read != q.text:
             q = replace(q, text=read)
+        if cut:
+            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=MAX_QUESTION_CHARS)))
     q = _checked(q)
     env = _env(cat, q, lang_)
     try:

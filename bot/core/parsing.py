@@ -664,7 +664,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _with_prices(_parse(raw, catalog, context), catalog)
+        return _lost_budget(_with_prices(_parse(raw, catalog, context), catalog))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -676,6 +676,19 @@ _PRICE_GATE = re.compile(
     r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr)\b|[$€£¥₹₩]|租|买|划算|值不值|回本|二手|电费|全新|价",
     re.I,
 )
+
+
+# "under 000", "under $", "budget of $": a budget whose digits the shell ate ("$1000" -> "000")
+_LOST_BUDGET_RE = re.compile(
+    r"\b(?:under|below|less than|budget(?: of)?|max|up to|within)\s+(?:\$\s*(?=$|[\s,.?!])|0{2,}\b)", re.I
+)
+
+
+def _lost_budget(q: Query) -> Query:
+    m = _LOST_BUDGET_RE.search(q.text) if q.budget_usd is None else None
+    if m is None:
+        return q
+    return replace(q, notes=(*q.notes, note(NoteCode.BUDGET_LOST_DIGITS, text=m.group().strip())))
 
 
 def _with_prices(q: Query, catalog: Any) -> Query:

@@ -66,6 +66,8 @@ class NoteCode(StrEnum):
     ASK_GPU_VARIANT = "ask_gpu_variant"  # family, sizes (list of GB)
     ASK_MODEL = "ask_model"  # typed, names
     DID_YOU_MEAN = "did_you_mean"  # names
+    BUDGET_LOST_DIGITS = "budget_lost_digits"  # text: "under 000" (the shell ate "$1")
+    TRUNCATED = "truncated"  # chars: only the first N characters were read
 
 
 @dataclass(frozen=True)

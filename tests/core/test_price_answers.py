@@ -97,3 +97,21 @@ def test_used_only_filter_prices_every_pick_used() -> None:
     assert a.recommendations and "used only" in a.text
     for r in a.recommendations:
         assert "used" in r.price_label and (r.price_usd or 0) <= 800
+
+
+def test_a_budget_that_lost_its_digits_is_flagged() -> None:
+    a = answer("what GPU for BERT under 000", catalog=CAT)  # ./run.sh ask "... under $1000": the shell ate $1
+    assert a.query.budget_usd is None
+    assert any(n["code"] == "budget_lost_digits" for n in a.to_json()["notes"])
+    assert "single quotes" in a.text
+    assert not any(
+        n["code"] == "budget_lost_digits" for n in answer("gpu for bert under $1000").to_json()["notes"]
+    )
+
+
+def test_a_question_longer_than_what_is_read_says_so() -> None:
+    from bot.core.answer import MAX_QUESTION_CHARS
+
+    a = answer("what gpu for bert " + "and also " * 600, catalog=CAT)
+    assert f"first {MAX_QUESTION_CHARS:,}" in a.text or f"first {MAX_QUESTION_CHARS}" in a.text
+    assert not any(n["code"] == "truncated" for n in answer("what gpu for bert").to_json()["notes"])
