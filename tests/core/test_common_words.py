@@ -20,7 +20,9 @@ ZH_WORDS = (
 ).split()
 
 
-@pytest.mark.parametrize("template", ["{w}", "what about the {w}", "is {w} good for deep learning", "{w} gpu"])
+@pytest.mark.parametrize(
+    "template", ["{w}", "what about the {w}", "is {w} good for deep learning", "{w} gpu"]
+)
 def test_common_english_words_match_nothing(template: str) -> None:
     hits = []
     for w in WORDS:
