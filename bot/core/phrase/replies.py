@@ -521,6 +521,8 @@ def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
         lines.append(t(L, "info.rocm"))
     if g.legacy_cuda:
         lines.append(t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture))
+    if getattr(g, "modded", False):
+        lines.append(t(L, "info.modded", card=card_label(g)))
     if uncurated and "also lists" in (g.notes or ""):
         lines.append(t(L, "info.uncurated_pick", rest=(g.notes or "").split("; ", 1)[1]))
     est = sorted(g.estimated)
