@@ -243,6 +243,10 @@ class FitEntry:
     high_gb: float | None = None
     tight: bool = False  # the card's capacity falls inside the band
     band_category: str = ""
+    measured_gb: float | None = (
+        None  # a published peak for exactly this workload (knowledge/measured-memory.yaml)
+    )
+    measured_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -263,6 +267,8 @@ class FitEntry:
             "high_gb": self.high_gb,
             "tight": self.tight,
             "band_category": self.band_category,
+            "measured_gb": self.measured_gb,
+            "measured_source": self.measured_source,
         }
 
 
