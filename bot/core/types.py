@@ -66,6 +66,8 @@ class NoteCode(StrEnum):
     ASK_GPU_VARIANT = "ask_gpu_variant"  # family, sizes (list of GB)
     ASK_MODEL = "ask_model"  # typed, names
     DID_YOU_MEAN = "did_you_mean"  # names
+    BUDGET_LOST_DIGITS = "budget_lost_digits"  # text: "under 000" (the shell ate "$1")
+    TRUNCATED = "truncated"  # chars: only the first N characters were read
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,10 @@ class FitEntry:
     high_gb: float | None = None
     tight: bool = False  # the card's capacity falls inside the band
     band_category: str = ""
+    measured_gb: float | None = (
+        None  # a published peak for exactly this workload (knowledge/measured-memory.yaml)
+    )
+    measured_source: str | None = None
     speed: dict[str, Any] | None = None  # throughput.speed_json: absolute speed with its band (issue 12)
 
     def to_json(self) -> dict[str, Any]:
@@ -279,6 +285,8 @@ class FitEntry:
             "high_gb": self.high_gb,
             "tight": self.tight,
             "band_category": self.band_category,
+            "measured_gb": self.measured_gb,
+            "measured_source": self.measured_source,
             "speed": self.speed,
         }
 

@@ -71,13 +71,12 @@ log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 1000
 NO_MENTIONS = discord.AllowedMentions.none()
-APOLOGY = "Sorry, something went wrong while answering that. Try rephrasing it, or see `/gpu help`."
-# The reply to a question that hit the per-question time limit (the phrasing layer takes these over).
-TOO_COMPLEX = (
-    "That question is too long or too complicated for me to answer in time. "
-    "Try a shorter one that names one model and one or two cards, e.g. `can a 3090 run llama 3 8b?`."
-)
-BUSY = "I'm answering a lot of questions right now. Please ask again in a minute."
+# English defaults of the notices; every surface says them in the asker's language (catalog keys discord.*)
+APOLOGY = t(Lang.EN, "discord.apology")
+TOO_COMPLEX = t(
+    Lang.EN, "discord.too_complex"
+)  # the reply to a question that hit the per-question time limit
+BUSY = t(Lang.EN, "discord.busy")
 RATE_LIMITED_REACTION = "\N{HOURGLASS WITH FLOWING SAND}"
 
 AnswerFn = Callable[..., Answer]
@@ -575,10 +574,10 @@ class Advisor:
         try:
             result = await job
         except AnswerTimeout:
-            await self.notify(interaction, TOO_COMPLEX)
+            await self.notify(interaction, t(lang, "discord.too_complex"))
             return
         except PoolBusy:
-            await self.notify(interaction, BUSY)
+            await self.notify(interaction, t(lang, "discord.busy"))
             return
         await self.respond(interaction, result)
 

@@ -15,8 +15,10 @@ import yarl
 from discord import app_commands
 
 from bot.config import Settings
+from bot.core.phrase.catalog import t
+from bot.core.types import Lang
 
-from .advisor import APOLOGY, NO_MENTIONS, Advisor
+from .advisor import NO_MENTIONS, Advisor, interaction_lang
 from .commands import GpuGroup
 from .listeners import handle_delete, handle_edit, handle_message
 from .translator import CatalogTranslator
@@ -153,12 +155,13 @@ class AdvisorTree(app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         command = interaction.command.qualified_name if interaction.command else "?"
         original = getattr(error, "original", error)
+        lang = interaction_lang(interaction) or Lang.EN
         if isinstance(error, app_commands.TransformerError):
-            text = f"That value doesn't work for this option: {error.value!r}. Check it and try again."
+            text = t(lang, "discord.bad_value", value=repr(error.value)[:80])
         elif isinstance(error, app_commands.CheckFailure):
-            text = "You can't use that command here."
+            text = t(lang, "discord.not_here")
         else:
-            text = APOLOGY
+            text = t(lang, "discord.apology")
         log.error(
             "/%s failed for interaction %s: %s",
             command,

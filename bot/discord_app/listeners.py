@@ -26,10 +26,8 @@ from bot.core.phrase.catalog import t
 from bot.core.types import Lang
 
 from .advisor import (
-    BUSY,
     NO_MENTIONS,
     RATE_LIMITED_REACTION,
-    TOO_COMPLEX,
     Advisor,
     AnswerTimeout,
     PoolBusy,
@@ -121,10 +119,10 @@ async def _answer(
         )
     except AnswerTimeout:
         log.warning("message %s hit the answer time limit", message.id)
-        return None, TOO_COMPLEX
+        return None, t(detect(question), "discord.too_complex")
     except PoolBusy:
         log.warning("message %s: too many questions waiting", message.id)
-        return None, BUSY
+        return None, t(detect(question), "discord.busy")
     if not advisor.current(message.id, version):
         return None, None
     reply = await advisor.reply_for(

@@ -236,7 +236,14 @@ def test_typed_queries_out_of_range_never_give_negative_numbers(q: Query) -> Non
 
 
 def test_the_property_can_fail_without_validation() -> None:
-    """Without validate_query a negative batch gives negative memory: what the check guards."""
+    """Without validate_query a negative batch gives negative memory in the engine: what the check
+    guards; answer() validates every query, so the same typed query answers with no negative number."""
+    from bot.core.engine import compute
+    from bot.core.knowledge import get_catalog
+
     q = Query(intent=Intent.FIT, models=("llama-3-8b",), gpus=("rtx-3090",), batch_size=-50, seq_len=4096)
-    assert _negatives(answer(q).to_json())
+    _, raw = compute(get_catalog(), q)
+    assert _negatives({"fit": [it.entry.to_json() for it in raw.items]})  # type: ignore[union-attr]
+    assert _negatives(answer(q).to_json()) == []
     assert _negatives(answer(validate_query(q)).to_json()) == []
+    assert any(n["code"] == "out_of_range" for n in answer(q).to_json()["notes"])
