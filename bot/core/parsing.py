@@ -79,7 +79,8 @@ _CJK_RE = _rx(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 # ----------------------------------------------------------------- intents
 _HELP_RE = _rx(
-    r"^\W*(help|commands?|usage|hi|hello|hey|start|about|\?+)\W*$|what can you do|what do you do|what can i ask|"
+    r"^\W*(help|commands?|usage|hi|hello|hey|start|about|\?+)\W*$|what (?:else )?can (?:you|u) do|what do you do|what can i ask|"
+    r"\bcommands? do (?:you|u) have|能干嘛|还能做什么|还能干什么|"
     r"how (?:do|does|can) (?:i|this|you) (?:use|work)|how to use|who are you|what are you|what is this bot|"
     r"你能做什么|你会什么|帮助|怎么用|如何使用|你是谁|"
     # how the numbers are made ("help memory", answered with the memory model's formulas)
@@ -88,13 +89,14 @@ _HELP_RE = _rx(
 )
 _LIST_RE = _rx(
     r"\b(?:which|what)\b[^.?!]{0,30}\b(?:cards|gpus|models|networks|llms)\b[^.?!]{0,30}"
-    r"\b(?:do you|can you|are (?:there|supported|available|in)|you (?:know|support|have|cover))|"
+    r"\b(?:do (?:you|u)|can (?:you|u)|are (?:there|supported|available|in)|(?:you|u) (?:know|support|have|cover))|"
+    r"^\W*list\W*$|"
     r"\blist\b[^.?!]{0,20}\b(?:cards|gpus|models|llms|networks|graphics)\b|"
     r"\b(?:show|tell)(?: me)?(?: all)?(?: the)?(?: your)? (?:cards|gpus|models|llms)\b|"
     r"\ball (?:the |your )?(?:cards|gpus|models|llms)\b|"
     r"^\W*(?:all |the )?(?:cards|gpus|graphics cards|models)\W*$|"
     r"^\W*(?:list |show(?: me)? )?(?:all )?(?:the )?(?:cards|gpus|graphics cards)\s+(?:under|below|less than|<|cheaper than|between)|"
-    r"支持哪些|有哪些(?:显卡|模型|卡)|知道哪些|哪些(?:显卡|模型)|列出"
+    r"支持哪些|有哪些(?:显卡|模型|卡)|知道哪些|哪些(?:显卡|模型)|列出|(?:显卡|模型)列表"
 )
 _LIST_MODELS_RE = _rx(r"\bmodels?\b|\bnetworks?\b|\bllms?\b|模型")
 _COMPARE_RE = _rx(
@@ -780,10 +782,10 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     size_model = None if model_mentions else _model_by_size(masked, catalog)
     n_g, n_m = len(gpu_mentions), len(model_mentions) + (1 if size_model else 0)
     list_hit = bool(_LIST_RE.search(masked))
-    if n_g == 0 and n_m == 0 and _HELP_RE.search(masked) and not budgets:
-        intent = Intent.HELP
-    elif list_hit and n_m == 0 and n_g <= 1:
+    if list_hit and n_m == 0 and n_g <= 1:
         intent = Intent.LIST
+    elif n_g == 0 and n_m == 0 and _HELP_RE.search(masked) and not budgets:
+        intent = Intent.HELP
     elif n_g >= 2:
         intent = Intent.COMPARE
     elif n_g == 1 and n_m >= 1:
