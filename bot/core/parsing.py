@@ -45,7 +45,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from bot.core.limits import OutOfRange, check_number
-from bot.core.matching import Matcher, Mention, get_matcher, normalize, pick_model, tokenize
+from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
 from bot.core.types import (
     Choice,
     Context,
@@ -688,6 +688,15 @@ _LOST_BUDGET_RE = re.compile(
 )
 
 
+# a name-like word with a hyphenated part or a parameter count: "qwerty-llm-500b", "megatron-zeta 12b",
+# "llama 5 400b" (each part a bounded run, so the scan stays linear)
+_UNKNOWN_MODEL_RE = re.compile(
+    r"\b[a-z][a-z0-9]{0,30}(?:[-_.][a-z0-9]{1,30}){1,6}\b(?:\s\d{1,4}(?:\.\d)?b\b)?"
+    r"|\b[a-z][a-z0-9]{1,30}(?:\s\d{1,3})?\s\d{1,4}(?:\.\d)?b\b",
+    re.ASCII,
+)
+
+
 def _lost_budget(q: Query) -> Query:
     m = _LOST_BUDGET_RE.search(q.text) if q.budget_usd is None else None
     if m is None:
@@ -955,10 +964,13 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         models.append(mid)
         notes.append(note(NoteCode.SIZE_MODEL, size=size, name=matcher.display_name("model", mid)))
 
-    # unknown names that look like a model ("qwerty-llm-500b"): say so
+    # unknown names that look like a model ("qwerty-llm-500b", "megatron-zeta 12b", "llama 5 400b"): say so
     if not models:
-        for m in re.finditer(r"\b[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+\b", masked, re.ASCII):
-            word = m.group()
+        for m in _UNKNOWN_MODEL_RE.finditer(masked):
+            word = m.group().strip()
+            head = word.split()[0].split("-")[0]
+            if head in STOP_WORDS or head in ("a", "an", "the", "my", "for", "of", "on", "with", "and"):
+                continue
             if any(c.isdigit() for c in word) and not re.fullmatch(
                 r"(?:fp|bf|int|q|nf|sm)\d+|\d+[-_.]?bit", word, re.ASCII
             ):
