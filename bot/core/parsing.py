@@ -596,10 +596,51 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _with_prices(_parse(raw, catalog, context), catalog)
+        return _with_engine_and_ram(_with_prices(_parse(raw, catalog, context), catalog), catalog)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+# issue 11: "64GB RAM", "128 GB of DDR5", "内存 64G": the asker's system RAM (not VRAM, not unified memory)
+_RAM_RE = re.compile(
+    r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)\b\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr[345]x?)\b"
+    r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)\b",
+    re.I,
+)
+_ENGINE_RES: dict[int, list[tuple[re.Pattern[str], str]]] = {}
+
+
+def _engine_patterns(catalog: Any) -> list[tuple[re.Pattern[str], str]]:
+    cat = get_matcher(catalog).catalog
+    key = id(cat)
+    if key not in _ENGINE_RES:
+        pats = []
+        for e in cat.engines.values():
+            for name in {e.id, e.name.lower(), *(a.lower() for a in e.aliases)}:
+                pats.append((re.compile(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", re.I), e.id))
+        _ENGINE_RES.clear()
+        _ENGINE_RES[key] = pats
+    return _ENGINE_RES[key]
+
+
+def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
+    """The engine the question names (an engines id) and the system RAM it states."""
+    text = q.text
+    engine = None
+    for pat, eid in _engine_patterns(catalog):
+        if pat.search(text):
+            engine = eid
+            break
+    ram = None
+    m = _RAM_RE.search(text)
+    if m:
+        val = float(m.group(1) or m.group(2))
+        if 1 <= val <= 8192:
+            ram = val
+    if engine is None and ram is None:
+        return q
+    return replace(q, engine=engine, system_ram_gb=ram)
 
 
 # words without which a question says nothing about prices (keeps the price reader off the hot path)

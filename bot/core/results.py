@@ -212,6 +212,11 @@ class FitItem:
     known_batch: tuple[float, str, str] | None = None  # (batch, precision, basis) from Lambda's TF benchmark
     fixes: tuple[FixOption, ...] = ()
     full_finetune_gb: float | None = None
+    # issue 11: the build this item judges (formats.Build; None = the precision as asked), whether
+    # it is the best build that fits (the verdict), and the fewest of this card it fits on
+    build: Any = None
+    headline: bool = False
+    min_cards: int | None = None
 
     @property
     def fits(self) -> bool:
@@ -224,6 +229,7 @@ class FitResult:
     assumptions: tuple[Assumption, ...]
     notes: tuple[Note, ...] = ()
     basis: tuple[BasisCode, ...] = ()
+    builds: bool = False  # issue 11: the items are builds of one (model, card), best quality first
 
 
 class Smallest(StrEnum):
@@ -247,6 +253,8 @@ class AloneItem:
     cheapest_gpu: GPU | None = None
     multi_count: int = 0
     multi_parallelism: Parallelism | None = None
+    # issue 11: (formats.Build, memory in GB on one card) for the builds people run, best first
+    builds: tuple[tuple[Any, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -369,6 +377,9 @@ class InfoResult:
     gpus: tuple[GpuFacts, ...]
     models: tuple[ModelFacts, ...]
     price_first: bool
+    # issue 11: "what can I run on X": per card, the largest LLMs and the build each runs as
+    # (engine.builds.Runs), largest first, then the largest that runs unquantized
+    runs: tuple[tuple[Any, tuple[Any, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

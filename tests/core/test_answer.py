@@ -316,8 +316,13 @@ def test_no_budget_and_nothing_fits_names_the_cheapest_way_to_run_it():
 
 
 def test_multi_card_suggestions_combine_with_4_bit():
-    a = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
+    a = answer("how many 4090s do I need for llama 3 70b in bf16", None, catalog=CAT)
     assert "on 8 cards" in a.text and "with 4-bit weights on 2 cards" in a.text
+    # no precision named: each build says how many cards it needs (issue 11)
+    b = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
+    need = {e.format: e.min_cards for e in b.fit}
+    assert need["bf16"] == 8 and need["gguf-q4_k_m"] == 2
+    assert "yes with 8" in b.text and "yes with 2" in b.text
 
 
 def test_help_memory_shows_the_formulas_with_sources():
@@ -341,7 +346,7 @@ def test_comparison_with_different_card_counts():
 
 
 def test_diffusion_suggests_offloading_text_encoders_not_tensor_parallel():
-    a = answer("can I run flux dev on a 3080 10gb", None, catalog=CAT)
+    a = answer("can I run flux dev on a 3080 10gb in bf16", None, catalog=CAT)
     assert a.fit[0].fits is False
     assert "text encoders on CPU" in a.text and "tensor parallel" not in a.text
     b = answer("can a 3080 10gb run flux dev in 4bit with cpu offload", None, catalog=CAT)

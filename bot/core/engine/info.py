@@ -22,10 +22,18 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
     for m in models:
         e = memory.estimate(m, None, task=Task.INFERENCE)
         mfacts.append(ModelFacts(m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision))
+    from bot.core.engine import builds
+    from bot.core.engine.common import memory_variant
+
+    gpus = [memory_variant(g, q.text) for g in gpus]
+    runs: tuple[tuple[GPU, tuple[builds.Runs, ...]], ...] = ()
+    if gpus and not models and builds.asks_what_runs(q.text):
+        runs = tuple((g, builds.what_runs(cat, g, q)) for g in gpus[:2])
     return InfoResult(
         gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
         models=tuple(mfacts),
         price_first=bool(PRICE_QUESTION.search(q.text)),
+        runs=runs,
     )
 
 
