@@ -1199,6 +1199,9 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
     shorter sequence, batch 1 (with gradient accumulation when training),
     and with ``multi_card`` two cards splitting the model.
     """
+    if w.weights_bytes is not None:
+        # a build's file size holds for that build only: changes are judged from the precision
+        w = replace(w, weights_bytes=None, format_id="")
     P = Precision
     out: list[Change] = []
     if w.trains:

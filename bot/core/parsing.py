@@ -604,8 +604,8 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
 # issue 11: "64GB RAM", "128 GB of DDR5", "内存 64G": the asker's system RAM (not VRAM, not unified memory)
 _RAM_RE = re.compile(
-    r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)\b\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr[345]x?)\b"
-    r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)\b",
+    r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:(?:ram|ddr[345]x?)\b|内存)"
+    r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])",
     re.I,
 )
 _ENGINE_RES: dict[int, list[tuple[re.Pattern[str], str]]] = {}
@@ -618,7 +618,7 @@ def _engine_patterns(catalog: Any) -> list[tuple[re.Pattern[str], str]]:
         pats = []
         for e in cat.engines.values():
             for name in {e.id, e.name.lower(), *(a.lower() for a in e.aliases)}:
-                pats.append((re.compile(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", re.I), e.id))
+                pats.append((re.compile(r"(?<![a-z0-9_.])" + re.escape(name) + r"(?![a-z0-9_])", re.I), e.id))
         _ENGINE_RES.clear()
         _ENGINE_RES[key] = pats
     return _ENGINE_RES[key]

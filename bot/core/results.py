@@ -78,6 +78,8 @@ class ReasonCode(StrEnum):
     CHEAPEST_FIT = "cheapest_fit"
     FASTEST_CONSUMER = "fastest_consumer"
     ROCM = "rocm"
+    RUNS_AS_Q4_K_M = "runs_as_q4_k_m"  # issue 11: fits as the Q4_K_M build, not in the release format
+    RUNS_AS_RELEASE = "runs_as_release"  # fits in the release format (FP8, MXFP4, bf16)
 
 
 @dataclass(frozen=True)

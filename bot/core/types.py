@@ -77,6 +77,7 @@ class NoteCode(StrEnum):
     DIFFUSERS_OFFLOAD = "diffusers_offload"  # fmt, gb: fits with enable_model_cpu_offload()
     VLLM_RESERVE = "vllm_reserve"  # fraction, usable_gb: vLLM's gpu_memory_utilization
     ENGINE_USED = "engine_used"  # engine: the engine the question names
+    MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
 
 
 @dataclass(frozen=True)

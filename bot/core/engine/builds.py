@@ -278,6 +278,14 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
     out: list[Note] = []
     ram = q.system_ram_gb
     xo = expert_offload(m, g, target)
+    if xo is not None and ram is not None and ram < xo.ram_gb:
+        # the RAM said is short for Q4_K_M's experts: the best smaller build whose experts fit it
+        start = verdicts.index(target)
+        for v in verdicts[start + 1 :]:
+            x = expert_offload(m, g, v)
+            if x is not None and x.fits_gpu and ram >= x.ram_gb:
+                xo = x
+                break
     if xo is not None:
         if xo.fits_gpu:
             out.append(

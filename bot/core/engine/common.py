@@ -108,7 +108,9 @@ def split_parallelism(w: Workload) -> Parallelism:
     return Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
 
 
-_SIZE_RE = re.compile(r"(\d{1,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr))", re.I)
+_SIZE_RE = re.compile(
+    r"(\d{1,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr)|\s*内存)", re.I
+)
 
 
 def memory_variant(g: GPU, text: str) -> GPU:

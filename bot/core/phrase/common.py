@@ -465,6 +465,13 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
             fraction=f"{float(v['fraction']):g}",
             usable_gb=fmt.num(v["usable_gb"], L),
         )
+    if c is NoteCode.MULTI_CARD_SETUPS:
+        items = [
+            t(L, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], L))
+            for s in v.get("setups", [])
+        ]
+        key = "note.multi_card_setups" if v.get("fmt") else "note.multi_card_setups_plain"
+        return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
     if c is NoteCode.ENGINE_USED:
         return t(L, "note.engine_used", engine=v["engine"])
     return None
