@@ -116,6 +116,7 @@ class Candidate:
     total_gb: float
     quote: Any = None  # prices.PriceQuote when the question's prices decide (a quoted price, "used only")
     build: str | None = None  # issue 11: the build it runs as (formats id) when no precision was asked
+    workload: Workload | None = None  # issue 11: that build's workload (None: the result's workload)
 
 
 @dataclass(frozen=True)
@@ -219,11 +220,15 @@ def _build_candidates(
     rel_w = builds.build_workload(model, w, all_builds[0])
     rel = _candidates(catalog, model, rel_w, need, price_of)
     q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
+    rid = all_builds[0].format_id
     if q4 is None:
-        return rel_w, [replace(c, build=all_builds[0].format_id) for c in rel]
-    q4c = _candidates(catalog, model, builds.build_workload(model, w, q4), need, price_of)
+        return rel_w, [replace(c, build=rid, workload=rel_w) for c in rel]
+    q4_w = builds.build_workload(model, w, q4)
+    q4c = _candidates(catalog, model, q4_w, need, price_of)
     out = [
-        replace(a, build=all_builds[0].format_id) if a.fits or not b.fits else replace(b, build=q4.format_id)
+        replace(a, build=rid, workload=rel_w)
+        if a.fits or not b.fits
+        else replace(b, build=q4.format_id, workload=q4_w)
         for a, b in zip(rel, q4c, strict=True)
     ]
     return rel_w, out

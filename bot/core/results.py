@@ -372,6 +372,7 @@ class ModelFacts:
     inference_gb: float
     weights_gb: float
     precision: Precision
+    format_id: str | None = None  # issue 11: the release build the figures are for (formats id)
 
 
 @dataclass(frozen=True)

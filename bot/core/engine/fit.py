@@ -235,7 +235,24 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     notes: list[Note] = []
     for m in models:
         e = recommend.fit_estimate(cat, m, None, q)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q)
+        release_w: memory.Workload | None = None
+        alone_builds: tuple[tuple[Any, float], ...] = ()
+        if bld.builds_apply(m, q) and m.kind in bld.LLM_KINDS:
+            # no precision named: the release build's memory, and the builds people run
+            base = e.workload
+            usable = bld.usable_builds(cat, m, q, None)
+            shown = [b for b in usable if b.is_release or b.format_id in bld.SHOWN]
+            if usable:
+                release_w = bld.build_workload(m, base, usable[0])
+                e = memory.estimate(m, None, workload=release_w)
+                alone_builds = tuple(
+                    (b, memory.estimate(m, None, workload=bld.build_workload(m, base, b)).total / GB)
+                    for b in shown
+                )
+            mo = _moe_note(m)
+            if mo is not None and mo not in notes:
+                notes.append(mo)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w)
         items.append(
             AloneItem(
                 model=m,
@@ -248,6 +265,7 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
                 cheapest_gpu=cheap,
                 multi_count=n,
                 multi_parallelism=par,
+                builds=alone_builds,
             )
         )
         for x in workload_notes(m, q, e):
@@ -261,9 +279,9 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
 
 
 def _smallest_fitting(
-    cat: Catalog, m: Model, q: Query
+    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None
 ) -> tuple[Smallest, GPU | None, GPU | None, int, memory.Parallelism | None]:
-    w = recommend.workload_for(m, q)
+    w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
     fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]

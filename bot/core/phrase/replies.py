@@ -291,6 +291,14 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
         )
         if len(r.items) == 1:
             lines.append(breakdown_line(env, it.breakdown.parts()))
+        if it.builds:
+            from bot.core.phrase.common import format_label
+
+            parts = [
+                t(L, "alone.build_item", fmt=format_label(b.format_id), gb=gb(env, total))
+                for b, total in it.builds
+            ]
+            lines.append(t(L, "alone.builds", lines=t(L, "sep.semicolon").join(parts)))
         s = it.smallest
         if s is Smallest.BUYABLE and it.smallest_gpu is not None:
             g, cheap = it.smallest_gpu, it.cheapest_gpu
@@ -679,6 +687,8 @@ def _runs_lines(env: Env, r: InfoResult) -> list[str]:
 
 
 def info(env: Env, r: InfoResult) -> Phrased:
+    from bot.core.phrase.common import format_label
+
     L = env.lang
     lines: list[str] = []
     for f in r.gpus:
@@ -732,7 +742,7 @@ def info(env: Env, r: InfoResult) -> Phrased:
             t(
                 L,
                 "info.model_mem",
-                p=str(mf.precision),
+                p=format_label(mf.format_id) if mf.format_id else str(mf.precision),
                 gb=gb(env, mf.inference_gb),
                 weights=gb(env, mf.weights_gb),
             )
