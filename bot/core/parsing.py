@@ -608,30 +608,31 @@ _RAM_RE = re.compile(
     r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])",
     re.I,
 )
-_ENGINE_RES: dict[int, list[tuple[re.Pattern[str], str]]] = {}
+_ENGINE_RES: dict[int, tuple[re.Pattern[str], dict[str, str]]] = {}
 
 
-def _engine_patterns(catalog: Any) -> list[tuple[re.Pattern[str], str]]:
+def _engine_pattern(catalog: Any) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One alternation of every engine name and alias (longest first), and name -> engine id."""
     cat = get_matcher(catalog).catalog
     key = id(cat)
     if key not in _ENGINE_RES:
-        pats = []
+        names: dict[str, str] = {}
         for e in cat.engines.values():
-            for name in {e.id, e.name.lower(), *(a.lower() for a in e.aliases)}:
-                pats.append((re.compile(r"(?<![a-z0-9_.])" + re.escape(name) + r"(?![a-z0-9_])", re.I), e.id))
+            for name in (e.id, e.name, *e.aliases):
+                names.setdefault(name.lower(), e.id)
+        alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        pat = re.compile(r"(?<![a-z0-9_.])(?:" + alt + r")(?![a-z0-9_])", re.I)
         _ENGINE_RES.clear()
-        _ENGINE_RES[key] = pats
+        _ENGINE_RES[key] = (pat, names)
     return _ENGINE_RES[key]
 
 
 def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
     """The engine the question names (an engines id) and the system RAM it states."""
     text = q.text
-    engine = None
-    for pat, eid in _engine_patterns(catalog):
-        if pat.search(text):
-            engine = eid
-            break
+    pat, names = _engine_pattern(catalog)
+    found = pat.search(text)
+    engine = names.get(found.group().lower()) if found else None
     ram = None
     m = _RAM_RE.search(text)
     if m:

@@ -167,7 +167,8 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
             oe = memory.estimate(m, g, workload=ow)
             if oe.fits:
                 resident, e, ok, offload = e.total / GB, oe, True, True
-        if not ok and not diffusion:  # diffusers does not split one pipeline across cards
+        shown_id = b.is_release or b.format_id in SHOWN
+        if not ok and not diffusion and shown_id:  # diffusers does not split one pipeline across cards
             for k in (2, 4, 8):
                 if k > w.num_gpus and _fits(_on(m, g, w, k), vllm):
                     need = k
@@ -175,6 +176,8 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
         head = ok and not headline_set
         headline_set = headline_set or ok
         out.append(BuildVerdict(b, e, ok, need, head, offload, resident))
+        if head and not diffusion:
+            break  # lower builds are neither shown nor needed once the best that fits is found
     return out
 
 

@@ -122,6 +122,8 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
         elif it.fits:
             key = "build.line_tight" if it.entry.tight else "build.line_yes"
             lines.append(t(L, key, fmt=label, used=used, quality=q))
+        elif it.min_cards and n > 1:
+            lines.append(t(L, "build.line_no_more", fmt=label, used=used, asked=n, n=it.min_cards, quality=q))
         elif it.min_cards:
             lines.append(t(L, "build.line_no_multi", fmt=label, used=used, n=it.min_cards, quality=q))
         else:
