@@ -255,8 +255,9 @@ class AloneItem:
     cheapest_gpu: GPU | None = None
     multi_count: int = 0
     multi_parallelism: Parallelism | None = None
-    # issue 11: (formats.Build, memory in GB on one card) for the builds people run, best first
-    builds: tuple[tuple[Any, float], ...] = ()
+    # issue 11: (formats.Build, memory in GB on one card, the smallest card worth buying that holds
+    # it or None) for the builds people run, best first
+    builds: tuple[tuple[Any, float, Any], ...] = ()
 
 
 @dataclass(frozen=True)

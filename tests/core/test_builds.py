@@ -217,3 +217,16 @@ def test_two_p40s_for_qwen_72b() -> None:
     assert f["bf16"].fits is False
     fb = _notes(a, NoteCode.PRECISION_FALLBACK)
     assert fb and fb[0].values["used"] == "fp32"  # Pascal GP102: fp16 at 1/64 rate
+
+
+def test_memory_only_answers_list_the_builds_with_the_smallest_card() -> None:
+    from bot.core.results import FitAloneResult
+
+    a = answer("how much vram for qwen2.5 32b", catalog=CAT)
+    assert isinstance(a.result, FitAloneResult)
+    item = a.result.items[0]
+    by = {b.format_id: (gb, card) for b, gb, card in item.builds}
+    assert set(by) == {"bf16", "gguf-q8_0", "gguf-q4_k_m"}
+    gb4, card4 = by["gguf-q4_k_m"]
+    assert gb4 < by["bf16"][0] / 2 and card4 is not None and card4.vram_gb <= 24
+    assert "Q4_K_M about" in a.text

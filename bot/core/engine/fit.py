@@ -236,7 +236,7 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     for m in models:
         e = recommend.fit_estimate(cat, m, None, q)
         release_w: memory.Workload | None = None
-        alone_builds: tuple[tuple[Any, float], ...] = ()
+        alone_builds: tuple[tuple[Any, float, GPU | None], ...] = ()
         if bld.builds_apply(m, q) and m.kind in bld.LLM_KINDS:
             # no precision named: the release build's memory, and the builds people run
             base = e.workload
@@ -245,10 +245,7 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
             if usable:
                 release_w = bld.build_workload(m, base, usable[0])
                 e = memory.estimate(m, None, workload=release_w)
-                alone_builds = tuple(
-                    (b, memory.estimate(m, None, workload=bld.build_workload(m, base, b)).total / GB)
-                    for b in shown
-                )
+                alone_builds = tuple(_alone_build(cat, m, bld.build_workload(m, base, b), b) for b in shown)
             mo = _moe_note(m)
             if mo is not None and mo not in notes:
                 notes.append(mo)
@@ -276,6 +273,22 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
         assumptions=assumptions_for(q, items[0].workload, batch=q.batch_size),
         notes=tuple(notes),
     )
+
+
+def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
+    """A build's memory with no card named, and the smallest card worth buying that holds it."""
+    total = memory.estimate(m, None, workload=w).total / GB
+    cards = [g for g in cat.gpus.values() if recommend.buyable(g)]
+    terms = memory.profile(m, w)
+    fits = [
+        g
+        for g, mb in zip(
+            cards, memory.max_batches(terms, [memory.usable_bytes(g) for g in cards]), strict=True
+        )
+        if mb >= 1
+    ]
+    small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
+    return b, total, small
 
 
 def _smallest_fitting(

@@ -297,8 +297,16 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
             from bot.core.phrase.common import format_label
 
             parts = [
-                t(L, "alone.build_item", fmt=format_label(b.format_id), gb=gb(env, total))
-                for b, total in it.builds
+                t(
+                    L,
+                    "alone.build_item_card",
+                    fmt=format_label(b.format_id),
+                    gb=gb(env, total),
+                    card=card_label(card),
+                )
+                if card is not None
+                else t(L, "alone.build_item", fmt=format_label(b.format_id), gb=gb(env, total))
+                for b, total, card in it.builds
             ]
             lines.append(t(L, "alone.builds", lines=t(L, "sep.semicolon").join(parts)))
         s = it.smallest
