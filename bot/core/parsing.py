@@ -596,7 +596,8 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _with_engine_and_ram(_with_prices(_parse(raw, catalog, context), catalog), catalog)
+        q = _with_engine_and_ram(_with_prices(_parse(raw, catalog, context), catalog), catalog)
+        return _engine_ram_follow_up(q, context)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -625,6 +626,34 @@ def _engine_pattern(catalog: Any) -> tuple[re.Pattern[str], dict[str, str]]:
         _ENGINE_RES.clear()
         _ENGINE_RES[key] = (pat, names)
     return _ENGINE_RES[key]
+
+
+def _engine_ram_follow_up(q: Query, context: Context | None) -> Query:
+    """ "64GB RAM" after a question (the answer asked for it) re-asks that question with the RAM;
+    a follow-up keeps the RAM and engine said before."""
+    last = context.last if context is not None else None
+    if last is None:
+        return q
+    alone = q.intent is Intent.UNKNOWN and not q.models and not q.gpus
+    if alone and (q.system_ram_gb is not None or q.engine is not None) and last.intent is not Intent.UNKNOWN:
+        return replace(
+            last,
+            system_ram_gb=q.system_ram_gb if q.system_ram_gb is not None else last.system_ram_gb,
+            engine=q.engine or last.engine,
+            text=q.text,
+            notes=(note(NoteCode.FOLLOW_UP),),
+            suggestions=(),
+            choices=(),
+            needs_clarification=False,
+            out_of_range=(),
+        )
+    if any(n.code is NoteCode.FOLLOW_UP for n in q.notes):
+        return replace(
+            q,
+            system_ram_gb=q.system_ram_gb if q.system_ram_gb is not None else last.system_ram_gb,
+            engine=q.engine or last.engine,
+        )
+    return q
 
 
 def _with_engine_and_ram(q: Query, catalog: Any) -> Query:

@@ -230,3 +230,14 @@ def test_memory_only_answers_list_the_builds_with_the_smallest_card() -> None:
     gb4, card4 = by["gguf-q4_k_m"]
     assert gb4 < by["bf16"][0] / 2 and card4 is not None and card4.vram_gb <= 24
     assert "Q4_K_M about" in a.text
+
+
+def test_saying_the_ram_after_the_answer_asks_for_it_re_asks_with_it() -> None:
+    a = answer("llama 3.3 70b on a 4090", catalog=CAT)
+    assert _notes(a, NoteCode.ASK_SYSTEM_RAM)
+    b = answer("64GB RAM", context=a.context, catalog=CAT)
+    assert b.query.models == ("llama-3.3-70b",) and b.query.system_ram_gb == 64
+    po = _notes(b, NoteCode.PARTIAL_OFFLOAD)
+    assert po and po[0].values["enough"] is True and not _notes(b, NoteCode.ASK_SYSTEM_RAM)
+    c = answer("what about 8k context", context=b.context, catalog=CAT)
+    assert c.query.system_ram_gb == 64 and c.query.seq_len == 8192
