@@ -280,6 +280,9 @@ def refine(q: Query) -> Query:
     if not q.models and ask.kind != "time":
         return q  # "how fast is a 4090" stays a card question
     intent = Intent(_KIND_INTENT[ask.kind].lower())
+    targeted = ask.target_tokens_per_s or ask.target_seconds_per_image or ask.target_hours
+    if q.intent is Intent.RECOMMEND and not q.gpus and targeted:
+        intent = Intent.RECOMMEND  # "what do I need for 20 tokens/s": a recommendation, ranked by the target
     budget, notes, seq = q.budget_usd, q.notes, q.seq_len
     stated = {ask.samples, ask.users, ask.target_tokens_per_s, ask.kwh_price, ask.steps}
     if budget is not None and (budget < 50 or budget in stated or _money_is_kwh(q, ask)):

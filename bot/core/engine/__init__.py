@@ -83,6 +83,16 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if q.intent is Intent.SERVE:
             return q, sa.serve_result(cat, q, models[0], gpus)
         return q, sa.speed_result(cat, q, models[0], gpus)
+    if (
+        q.intent is Intent.RECOMMEND
+        and models
+        and (q.target_tokens_per_s or q.target_seconds_per_image or q.target_hours)
+    ):
+        from bot.core.engine import speed_answers as sa
+
+        if q.target_hours:
+            return q, sa.time_result(cat, q, models[0], gpus)
+        return q, sa.speed_result(cat, q, models[0], gpus)
     if q.intent is Intent.RECOMMEND:
         if not models:
             return q, general_result(cat, q)

@@ -99,6 +99,14 @@ def _price(gpu: GPU) -> float | None:
     return float(gpu.price_usd) if gpu.price_usd else None
 
 
+def _offer_price(gpu: GPU) -> float | None:
+    """The price of a card a target search may offer: one worth buying today (recommend.buyable: not a
+    server module, a modded card or a card past current CUDA), else None."""
+    from bot.core.recommend import buyable
+
+    return _price(gpu) if buyable(gpu) else None
+
+
 def _assume(q: Query, precision: Precision, ctx: int | None = None) -> tuple[Assumption, ...]:
     out = [Assumption(AssumptionName.PRECISION, precision, q.precision is not None)]
     if ctx is not None:
@@ -165,7 +173,7 @@ def _speed_candidates(
     q = Query(intent=Intent.SPEED, steps=steps, resolution=resolution)
     out: list[tuple[GPU, int, SpeedRow]] = []
     for g in cat.gpus.values():
-        if _price(g) is None:
+        if _offer_price(g) is None:
             continue
         for n in (1,) if kind is not SpeedKind.LLM else (1, 2, 4):
             r = _speed_row(cat, q, model, g, n, kind, precision, ctx, light=True)
@@ -403,7 +411,7 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
     met_c: list[tuple[float, float, GPU, int]] = []
     best: tuple[float, GPU, int] | None = None
     for g in cat.gpus.values():
-        price = _price(g)
+        price = _offer_price(g)
         if price is None:
             continue
         one = _one_card_rate(cat, model, g, method, precision, unit)
@@ -463,7 +471,7 @@ def serve_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Serve
     met_c: list[tuple[float, int, GPU, int]] = []
     best: tuple[int, GPU, int] | None = None
     for g in cat.gpus.values():
-        price = _price(g)
+        price = _offer_price(g)
         if price is None or not _serves(g):
             continue
         for n in COUNTS:
