@@ -320,6 +320,13 @@ class Workload:
         False  # training: parameters, gradients and optimizer states on CPU (ZeRO-3 / FSDP offload)
     )
     attention: str = ""  # "eager" | "sdpa" | "flash" as asked; "" = from fused_attention
+    # issue 11: a downloadable build (bot.core.formats): its id and the bytes of all its weights
+    # (every expert of a MoE); inference only. None = weights from ``precision`` as before.
+    format_id: str = ""
+    weights_bytes: float | None = None
+    # diffusion inference with diffusers' enable_model_cpu_offload(): one component on the card
+    # at a time, so the peak is the largest phase (encode, denoise, decode), not their sum
+    model_offload: bool = False
 
     @property
     def trains(self) -> bool:
@@ -670,8 +677,8 @@ def _terms(m: Model, w: Workload) -> _Terms:
 
     # --- weights, gradients, optimizer
     if not trains:
-        weights = _weight_bytes(m, w)
-        if w.offload_text_encoders and m.components:
+        weights = _weight_bytes(m, w) if w.weights_bytes is None else float(w.weights_bytes)
+        if w.offload_text_encoders and m.components and w.weights_bytes is None:
             # the prompt is encoded once, then the encoders go back to CPU RAM (diffusers'
             # enable_model_cpu_offload)
             per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
@@ -804,6 +811,13 @@ def _terms(m: Model, w: Workload) -> _Terms:
                 act *= DIFFUSION_TRAIN_FACTOR
                 if w.grad_checkpointing:
                     act *= CNN_CHECKPOINT_FRACTION
+            elif w.model_offload and m.components:
+                # one component on the card at a time: the peak is the larger of the denoising
+                # phase (denoiser + its activations) and the decode (VAE + its feature maps);
+                # the encoders' phase (largest encoder alone) is smaller than either in practice
+                den_w, vae_w, enc_w = _phase_weights(m, w)
+                phases = [(den_w, act), (vae_w, _vae_decode_bytes(m, w)), (enc_w, 0.0)]
+                weights, act = max(phases, key=lambda p: p[0] + p[1])
             else:
                 act = max(act, _vae_decode_bytes(m, w))
         elif m.kind in TRANSFORMER_KINDS:
@@ -838,6 +852,21 @@ _ACT_KEYS = {
 }
 
 
+def _phase_weights(m: Model, w: Workload) -> tuple[float, float, float]:
+    """(denoiser, VAE, largest text encoder) bytes of a diffusion pipeline at the workload's
+    precision: what diffusers' model CPU offload holds on the card in each phase."""
+    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
+    if per >= 2.0:
+        sizes = [(c, c.params * per) for c in m.components]
+    else:
+        sizes = [(c, b) for c, b, _ in _component_bytes(m, w, per)]
+    den = sum(b for c, b in sizes if c.role == "denoiser")
+    vae = sum(b for c, b in sizes if c.role == "vae")
+    enc = max((b for c, b in sizes if c.role == "text_encoder"), default=0.0)
+    return den, vae, enc
+
+
 def _vae_decode_bytes(m: Model, w: Workload) -> float:
     """VAE decode of one image: ``vae_live_maps`` feature maps of 128 channels at full resolution.
 
@@ -867,8 +896,9 @@ def _res_factor(m: Model, resolution: int | None) -> float:
 
 
 def usable_bytes(gpu: GPU) -> float:
-    """Capacity of one card in bytes (VRAM is sold in GiB)."""
-    return float(gpu.vram_gb) * GIB
+    """Capacity of one card in bytes (VRAM is sold in GiB). Unified-memory machines (Apple,
+    DGX Spark, Strix Halo) give the GPU only its default share of the RAM (``usable_memory_gb``)."""
+    return float(getattr(gpu, "usable_memory_gb", gpu.vram_gb)) * GIB
 
 
 def profile(model: Model, workload: Workload) -> _Terms:
@@ -1169,6 +1199,9 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
     shorter sequence, batch 1 (with gradient accumulation when training),
     and with ``multi_card`` two cards splitting the model.
     """
+    if w.weights_bytes is not None:
+        # a build's file size holds for that build only: changes are judged from the precision
+        w = replace(w, weights_bytes=None, format_id="")
     P = Precision
     out: list[Change] = []
     if w.trains:

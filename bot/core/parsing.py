@@ -668,10 +668,82 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
     try:
         from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
 
-        return refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
+        q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
+        q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
+        return _engine_ram_follow_up(q, context)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+# issue 11: "64GB RAM", "128 GB of DDR5", "内存 64G": the asker's system RAM (not VRAM, not unified memory)
+_RAM_RE = re.compile(
+    r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:(?:ram|ddr[345]x?)\b|内存)"
+    r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])",
+    re.I,
+)
+_ENGINE_RES: dict[int, tuple[re.Pattern[str], dict[str, str]]] = {}
+
+
+def _engine_pattern(catalog: Any) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One alternation of every engine name and alias (longest first), and name -> engine id."""
+    cat = get_matcher(catalog).catalog
+    key = id(cat)
+    if key not in _ENGINE_RES:
+        names: dict[str, str] = {}
+        for e in cat.engines.values():
+            for name in (e.id, e.name, *e.aliases):
+                names.setdefault(name.lower(), e.id)
+        alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        pat = re.compile(r"(?<![a-z0-9_.])(?:" + alt + r")(?![a-z0-9_])", re.I)
+        _ENGINE_RES.clear()
+        _ENGINE_RES[key] = (pat, names)
+    return _ENGINE_RES[key]
+
+
+def _engine_ram_follow_up(q: Query, context: Context | None) -> Query:
+    """ "64GB RAM" after a question (the answer asked for it) re-asks that question with the RAM;
+    a follow-up keeps the RAM and engine said before."""
+    last = context.last if context is not None else None
+    if last is None:
+        return q
+    alone = q.intent is Intent.UNKNOWN and not q.models and not q.gpus
+    if alone and (q.system_ram_gb is not None or q.engine is not None) and last.intent is not Intent.UNKNOWN:
+        return replace(
+            last,
+            system_ram_gb=q.system_ram_gb if q.system_ram_gb is not None else last.system_ram_gb,
+            engine=q.engine or last.engine,
+            text=q.text,
+            notes=(note(NoteCode.FOLLOW_UP),),
+            suggestions=(),
+            choices=(),
+            needs_clarification=False,
+            out_of_range=(),
+        )
+    if any(n.code is NoteCode.FOLLOW_UP for n in q.notes):
+        return replace(
+            q,
+            system_ram_gb=q.system_ram_gb if q.system_ram_gb is not None else last.system_ram_gb,
+            engine=q.engine or last.engine,
+        )
+    return q
+
+
+def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
+    """The engine the question names (an engines id) and the system RAM it states."""
+    text = q.text
+    pat, names = _engine_pattern(catalog)
+    found = pat.search(text)
+    engine = names.get(found.group().lower()) if found else None
+    ram = None
+    m = _RAM_RE.search(text)
+    if m:
+        val = float(m.group(1) or m.group(2))
+        if 1 <= val <= 8192:
+            ram = val
+    if engine is None and ram is None:
+        return q
+    return replace(q, engine=engine, system_ram_gb=ram)
 
 
 # words without which a question says nothing about prices (keeps the price reader off the hot path)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bot.core import memory, speed
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.results import Reason, ReasonCode
-from bot.core.types import Intent, Method, Note, NoteCode, Precision, Query, Task, note
+from bot.core.types import Intent, Method, Note, NoteCode, Parallelism, Precision, Query, Task, note
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
@@ -115,6 +115,8 @@ class Candidate:
     value: float | None  # relative speed per $1,000
     total_gb: float
     quote: Any = None  # prices.PriceQuote when the question's prices decide (a quoted price, "used only")
+    build: str | None = None  # issue 11: the build it runs as (formats id) when no precision was asked
+    workload: Workload | None = None  # issue 11: that build's workload (None: the result's workload)
 
 
 @dataclass(frozen=True)
@@ -189,12 +191,57 @@ def _candidates(
     return out
 
 
+def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
+    """The card runs the asked precision (support.precision_for), or the default bf16 it trains in:
+    a Turing card is no pick for bf16 training, an Ampere one none for fp8 asked by name."""
+    from bot.core import support
+
+    asked = str(q.precision) if q.precision is not None else None
+    if asked is None and w.trains and w.precision is Precision.BF16:
+        asked = "bf16"
+    if asked is None or asked in ("int8", "int4"):
+        return True
+    return support.precision_for(g, asked).reason is support.FallbackReason.NONE
+
+
+def _build_candidates(
+    catalog: Catalog, model: Model, q: Query, w: Workload, need: int, price_of: Callable[[GPU], Any] | None
+) -> tuple[Workload, list[Candidate]]:
+    """LLM inference with no precision named (issue 11): a card is a candidate when the release
+    build fits or, failing that, the Q4_K_M build people download; each says which."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
+        return w, _candidates(catalog, model, w, need, price_of)
+    all_builds = formats.builds_for(model, catalog)
+    if not all_builds:
+        return w, _candidates(catalog, model, w, need, price_of)
+    rel_w = builds.build_workload(model, w, all_builds[0])
+    rel = _candidates(catalog, model, rel_w, need, price_of)
+    q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
+    rid = all_builds[0].format_id
+    if q4 is None:
+        return rel_w, [replace(c, build=rid, workload=rel_w) for c in rel]
+    q4_w = builds.build_workload(model, w, q4)
+    q4c = _candidates(catalog, model, q4_w, need, price_of)
+    out = [
+        replace(a, build=rid, workload=rel_w)
+        if a.fits or not b.fits
+        else replace(b, build=q4.format_id, workload=q4_w)
+        for a, b in zip(rel, q4c, strict=True)
+    ]
+    return rel_w, out
+
+
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     """Cards within budget on which the workload fits, ranked by speed, with reasons."""
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    cands = _candidates(catalog, model, w, need, question_prices(catalog, q))
+    w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
+    # a card that cannot run the asked precision is never a pick for it
+    cands = [c if _runs_precision(c.gpu, w, q) else replace(c, fits=False) for c in cands]
     priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
@@ -249,6 +296,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     notes: list[Note] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
         notes.append(note(NoteCode.ROCM))
+    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None and server_fit is None)
     return RecommendResult(
         model=model,
         workload=w,
@@ -265,6 +313,60 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         fix_card=fix_card,
         notes=tuple(notes),
     )
+
+
+def _issue11_notes(
+    catalog: Catalog, model: Model, q: Query, w: Workload, need: int, none_fits: bool
+) -> list[Note]:
+    """MoE total/active parameters; when no single card holds the model, the multi-card setups
+    that do (release build and Q4_K_M), fewest cards first."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    out: list[Note] = []
+    if model.kind == "moe-decoder" and model.active_params:
+        out.append(
+            note(
+                NoteCode.MOE_PARAMS,
+                model=model.name,
+                total_b=round(model.params / 1e9, 1),
+                active_b=round(model.active_params / 1e9, 1),
+            )
+        )
+    if not none_fits or w.trains or w.num_gpus != 1:
+        return out
+    wanted: list[tuple[str, Workload]] = []
+    if builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS:
+        bl = formats.builds_for(model, catalog)
+        base = replace(w, weights_bytes=None, format_id="")
+        for b in bl:
+            if b.is_release or b.format_id == "gguf-q4_k_m":
+                wanted.append((b.format_id, builds.build_workload(model, base, b)))
+    else:
+        wanted.append(("", w))
+    big = [g for g in catalog.gpus.values() if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory]
+    for fmt_id, bw in wanted:
+        setups: list[tuple[int, float, float, GPU]] = []
+        for g in big:
+            for n in (2, 4, 8):
+                tw = replace(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
+                e = memory.estimate(model, g, workload=tw)
+                if e.fits:
+                    setups.append((n, n * g.vram_gb, e.total / GB, g))
+                    break
+        setups.sort(key=lambda s: (s[0], s[1]))
+        picked: list[dict[str, Any]] = []
+        sizes: set[tuple[str, str]] = set()
+        for n, _, per, g in setups:
+            if len(picked) >= 3:
+                break
+            if (g.vendor, g.architecture) in sizes:  # one card per architecture (B200 and GB200 say the same)
+                continue
+            sizes.add((g.vendor, g.architecture))
+            picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1)})
+        if picked:
+            out.append(note(NoteCode.MULTI_CARD_SETUPS, fmt=fmt_id, setups=picked))
+    return out
 
 
 VALUE_MIN_SHARE = 0.4
@@ -320,6 +422,8 @@ def _reason(
             bits.append(Reason(ReasonCode.MOST_MEMORY))
     if c.gpu.software == "rocm":
         bits.append(Reason(ReasonCode.ROCM))
+    if c.build == "gguf-q4_k_m":
+        bits.append(Reason(ReasonCode.RUNS_AS_Q4_K_M))
     return tuple(bits)
 
 

@@ -83,6 +83,8 @@ class ReasonCode(StrEnum):
     CHEAPEST_FIT = "cheapest_fit"
     FASTEST_CONSUMER = "fastest_consumer"
     ROCM = "rocm"
+    RUNS_AS_Q4_K_M = "runs_as_q4_k_m"  # issue 11: fits as the Q4_K_M build, not in the release format
+    RUNS_AS_RELEASE = "runs_as_release"  # fits in the release format (FP8, MXFP4, bf16)
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,11 @@ class FitItem:
     fixes: tuple[FixOption, ...] = ()
     full_finetune_gb: float | None = None
     measured: Any = None  # measured.MeasuredMemory: a published peak of exactly this workload
+    # issue 11: the build this item judges (formats.Build; None = the precision as asked), whether
+    # it is the best build that fits (the verdict), and the fewest of this card it fits on
+    build: Any = None
+    headline: bool = False
+    min_cards: int | None = None
 
     @property
     def fits(self) -> bool:
@@ -231,6 +238,7 @@ class FitResult:
     assumptions: tuple[Assumption, ...]
     notes: tuple[Note, ...] = ()
     basis: tuple[BasisCode, ...] = ()
+    builds: bool = False  # issue 11: the items are builds of one (model, card), best quality first
 
 
 class Smallest(StrEnum):
@@ -254,6 +262,9 @@ class AloneItem:
     cheapest_gpu: GPU | None = None
     multi_count: int = 0
     multi_parallelism: Parallelism | None = None
+    # issue 11: (formats.Build, memory in GB on one card, the smallest card worth buying that holds
+    # it or None) for the builds people run, best first
+    builds: tuple[tuple[Any, float, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -369,6 +380,7 @@ class ModelFacts:
     inference_gb: float
     weights_gb: float
     precision: Precision
+    format_id: str | None = None  # issue 11: the release build the figures are for (formats id)
 
 
 @dataclass(frozen=True)
@@ -376,6 +388,9 @@ class InfoResult:
     gpus: tuple[GpuFacts, ...]
     models: tuple[ModelFacts, ...]
     price_first: bool
+    # issue 11: "what can I run on X": per card, the largest LLMs and the build each runs as
+    # (engine.builds.Runs), largest first, then the largest that runs unquantized
+    runs: tuple[tuple[Any, tuple[Any, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,18 @@ class NoteCode(StrEnum):
     DID_YOU_MEAN = "did_you_mean"  # names
     BUDGET_LOST_DIGITS = "budget_lost_digits"  # text: "under 000" (the shell ate "$1")
     TRUNCATED = "truncated"  # chars: only the first N characters were read
+    # issue 11 (formats, MoE, unified memory, precision and software support, engines)
+    MOE_PARAMS = "moe_params"  # model, total_b, active_b (billions)
+    MOE_CPU_OFFLOAD = "moe_cpu_offload"  # fmt, gpu_gb, ram_gb, have_ram_gb (None = not said), enough
+    ASK_SYSTEM_RAM = "ask_system_ram"  # ram_gb: the RAM the answer depends on
+    UNIFIED_MEMORY = "unified_memory"  # card, usable_gb, total_gb, share (percent)
+    PRECISION_FALLBACK = "precision_fallback"  # card, requested, used, reason (support.FallbackReason)
+    SOFTWARE_LIMIT = "software_limit"  # card, tool, level (support.Level), stack
+    PARTIAL_OFFLOAD = "partial_offload"  # fmt, layers_gpu, layers, ram_gb, slowdown (rough, estimate)
+    DIFFUSERS_OFFLOAD = "diffusers_offload"  # fmt, gb: fits with enable_model_cpu_offload()
+    VLLM_RESERVE = "vllm_reserve"  # fraction, usable_gb: vLLM's gpu_memory_utilization
+    ENGINE_USED = "engine_used"  # engine: the engine the question names
+    MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
 
 
 @dataclass(frozen=True)
@@ -230,6 +242,10 @@ class Query:
     kwh_price: float | None = None  # electricity price the user stated
     kwh_currency: str | None = None  # its ISO code
     steps: int | None = None  # diffusion steps
+    # issue 11: the asker's system RAM ("64GB RAM"), for CPU offload; the inference engine named
+    # ("llama.cpp", "vllm": a catalog.engines id)
+    system_ram_gb: float | None = None
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +281,11 @@ class FitEntry:
     )
     measured_source: str | None = None
     speed: dict[str, Any] | None = None  # throughput.speed_json: absolute speed with its band (issue 12)
+    format: str | None = None  # the build judged (formats.yaml id, "gguf-q4_k_m"); None = as asked
+    precision: str | None = None  # its weight precision ("int4", "fp8", "bf16")
+    quality_note: str | None = None  # formats.yaml quality_note id of the build
+    weights_basis: str | None = None  # "measured" (a published file) | "modelled"
+    min_cards: int | None = None  # does not fit: the fewest of this card it fits on (2, 4 or 8)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -288,6 +309,11 @@ class FitEntry:
             "measured_gb": self.measured_gb,
             "measured_source": self.measured_source,
             "speed": self.speed,
+            "format": self.format,
+            "precision": self.precision,
+            "quality_note": self.quality_note,
+            "weights_basis": self.weights_basis,
+            "min_cards": self.min_cards,
         }
 
 

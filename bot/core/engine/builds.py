@@ -1,0 +1,494 @@
+"""Builds people run (issue 11): which downloadable build of a model fits a card, and what else helps.
+
+An inference question that names no precision is judged at the model's release build and at the
+quantized builds people download (``bot.core.formats.builds_for``), each with its own memory
+(weights from the build's file size, KV cache and overhead from the memory model). The best build
+that fits is the answer's headline; the release, Q8_0 and Q4_K_M are always shown so the asker
+sees the trade-off.
+
+Also here, as typed data for the phrasing layer:
+
+* MoE expert offload (llama.cpp ``--n-cpu-moe`` / ``-ot``): the dense part on the card, the
+  routed experts in system RAM, with the RAM it needs;
+* llama.cpp partial offload (``-ngl``): how many layers fit on the card and a rough slowdown;
+* diffusers' model CPU offload (one pipeline component on the card at a time);
+* vLLM's reserved memory fraction (``gpu_memory_utilization`` 0.9);
+* unified memory, precision fallbacks (``support.precision_for``) and software limits
+  (``support.supports``).
+
+Pure functions over the catalog; no I/O, no Discord.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from bot.core import formats, memory, support
+from bot.core.formats import Build
+from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.memory import GB, Estimate, Workload
+from bot.core.types import Note, NoteCode, Parallelism, Precision, Query, Task, note
+
+__all__ = [
+    "BuildVerdict",
+    "CPU_RAM_BANDWIDTH_GBS",
+    "VLLM_RESERVE",
+    "build_workload",
+    "builds_apply",
+    "card_notes",
+    "expert_offload",
+    "judge_builds",
+    "partial_offload",
+    "usable_builds",
+]
+
+#: vLLM preallocates this share of the card (``gpu_memory_utilization``, default 0.9; vLLM docs,
+#: EngineArgs) and fits weights, activations and KV cache inside it
+VLLM_RESERVE = 0.9
+#: system RAM bandwidth assumed for CPU-offloaded layers / experts: dual-channel DDR5-5600 is
+#: 89.6 GB/s peak, ~60 GB/s achieved in practice (an estimate; it decides the rough slowdown)
+CPU_RAM_BANDWIDTH_GBS = 60.0
+#: RAM the OS and llama.cpp's own buffers keep beside the offloaded weights (estimate)
+RAM_MARGIN_GB = 4.0
+
+LLM_KINDS = ("decoder", "moe-decoder")
+_LLM_ENGINES_DEFAULT = frozenset({"native", "mxfp4", "gguf"})  # what llama.cpp / Ollama / LM Studio load
+_DIFFUSION_DEFAULT = frozenset({"native", "fp8", "gguf", "bnb"})  # diffusers / ComfyUI
+#: builds always shown beside the headline (when the model has them)
+SHOWN = ("gguf-q8_0", "gguf-q4_k_m")
+
+_PREC = {
+    "fp32": Precision.FP32,
+    "bf16": Precision.BF16,
+    "fp16": Precision.FP16,
+    "fp8": Precision.FP8,
+    "int8": Precision.INT8,
+}
+
+
+@dataclass(frozen=True)
+class BuildVerdict:
+    """One build judged on the asked card(s)."""
+
+    build: Build
+    estimate: Estimate
+    fits: bool
+    min_cards: int | None = None  # does not fit: fewest of this card it fits on (2, 4, 8)
+    headline: bool = False  # the best build that fits (the answer's verdict)
+    model_offload: bool = False  # diffusion: fits with diffusers' model CPU offload (estimate is that peak)
+    resident_gb: float | None = None  # with model_offload: the memory without offload
+
+
+def builds_apply(m: Model, q: Query) -> bool:
+    """Answer at several builds: inference, no precision named, an LLM or a diffusion pipeline."""
+    if q.precision is not None or q.method is not None:
+        return False
+    if m.kind not in (*LLM_KINDS, "diffusion"):
+        return False
+    task = q.task or memory.default_task(m)
+    return task is Task.INFERENCE
+
+
+def _families(cat: Catalog, m: Model, q: Query) -> frozenset[str]:
+    eng = cat.engines.get(q.engine) if q.engine else None
+    if eng is not None:
+        return frozenset(eng.formats) | {"native"}
+    return _DIFFUSION_DEFAULT if m.kind == "diffusion" else _LLM_ENGINES_DEFAULT
+
+
+def _runs_on(b: Build, fam: str, g: GPU | None) -> bool:
+    if g is None:
+        return True
+    if fam == "bnb":
+        return support.supports(g, "bitsandbytes").level is not support.Level.NO
+    if fam in ("awq", "gptq"):
+        return g.software in ("cuda", "rocm")
+    if fam == "gguf":
+        return support.supports(g, "llama.cpp").level is not support.Level.NO
+    return True
+
+
+def usable_builds(cat: Catalog, m: Model, q: Query, g: GPU | None) -> list[Build]:
+    """The builds of ``m`` the asker's engine loads and the card runs, highest quality first."""
+    fams = _families(cat, m, q)
+    out = []
+    for b in formats.builds_for(m, cat):
+        fam = cat.formats[b.format_id].family
+        if b.is_release or (fam in fams and _runs_on(b, fam, g)):
+            out.append(b)
+    return out
+
+
+def build_workload(m: Model, w: Workload, b: Build) -> Workload:
+    """``w`` (an inference workload) with the build's weights.
+
+    LLMs take the build's file size (measured GGUF files where published); diffusion pipelines
+    keep the memory model's precision path (it is calibrated on diffusers' measured fp8 / int8 /
+    NF4 pipelines, which quantize the big text encoder too, as ComfyUI users do)."""
+    fmt_prec = b.precision
+    prec = _PREC.get(fmt_prec, Precision.INT4)
+    if m.kind == "diffusion":
+        if b.is_release:
+            return replace(w, format_id=b.format_id)
+        nf4 = fmt_prec == "nf4"
+        return replace(w, precision=prec, nf4=nf4, format_id=b.format_id)
+    return replace(w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB)
+
+
+def _fits(e: Estimate, vllm: bool) -> bool:
+    if e.capacity is None:
+        return False
+    return e.total <= e.capacity * (VLLM_RESERVE if vllm else 1.0)
+
+
+def _on(m: Model, g: GPU, w: Workload, n: int) -> Estimate:
+    par = w.parallelism if n == w.num_gpus else Parallelism.TENSOR
+    return memory.estimate(m, g, workload=replace(w, num_gpus=n, parallelism=par))
+
+
+def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> list[BuildVerdict]:
+    """Every usable build on ``g`` (x ``base.num_gpus``), highest quality first; the first that
+    fits is marked ``headline``. A build that does not fit gets the fewest cards it fits on."""
+    vllm = q.engine == "vllm"
+    diffusion = m.kind == "diffusion"
+    out: list[BuildVerdict] = []
+    headline_set = False
+    for b in usable_builds(cat, m, q, g):
+        w = build_workload(m, base, b)
+        e = memory.estimate(m, g, workload=w)
+        ok = _fits(e, vllm)
+        need: int | None = None
+        offload = False
+        resident: float | None = None
+        if not ok and diffusion and m.components and not headline_set:
+            # diffusers' enable_model_cpu_offload(): one component on the card at a time
+            ow = replace(w, model_offload=True, offload_text_encoders=False)
+            oe = memory.estimate(m, g, workload=ow)
+            if oe.fits:
+                resident, e, ok, offload = e.total / GB, oe, True, True
+        shown_id = b.is_release or b.format_id in SHOWN
+        if not ok and not diffusion and shown_id:  # diffusers does not split one pipeline across cards
+            for k in (2, 4, 8):
+                if k > w.num_gpus and _fits(_on(m, g, w, k), vllm):
+                    need = k
+                    break
+        head = ok and not headline_set
+        headline_set = headline_set or ok
+        out.append(BuildVerdict(b, e, ok, need, head, offload, resident))
+        if head and not diffusion:
+            break  # lower builds are neither shown nor needed once the best that fits is found
+    return out
+
+
+def shown(verdicts: list[BuildVerdict], m: Model) -> list[BuildVerdict]:
+    """The builds an answer lists: the release, Q8_0 and Q4_K_M, the headline, and the smallest
+    when nothing fits; diffusion pipelines (few builds) list every one."""
+    if m.kind == "diffusion":
+        return list(verdicts)
+    keep = [v for v in verdicts if v.build.is_release or v.headline or v.build.format_id in SHOWN]
+    if not any(v.headline for v in verdicts) and verdicts:
+        small = min(verdicts, key=lambda v: v.build.weights_gb)
+        if small not in keep:
+            keep.append(small)
+    return keep
+
+
+# --------------------------------------------------------------------------- offload
+
+
+@dataclass(frozen=True)
+class ExpertOffload:
+    """MoE experts in system RAM (llama.cpp ``--n-cpu-moe``), the rest on the card."""
+
+    format_id: str
+    gpu_gb: float  # the card: attention, shared experts, embeddings, KV cache, overhead
+    ram_gb: float  # system RAM for the routed experts (+ margin)
+    fits_gpu: bool
+
+
+def _expert_fraction(m: Model) -> float:
+    if not (m.experts and m.layers and m.hidden and m.ffn):
+        return 0.0
+    experts = m.layers * m.experts * 3 * m.hidden * m.ffn
+    return min(0.97, experts / m.params)
+
+
+def expert_offload(m: Model, g: GPU, v: BuildVerdict) -> ExpertOffload | None:
+    """Routed experts to CPU RAM for the build of ``v``; None for dense models."""
+    frac = _expert_fraction(m)
+    if m.kind != "moe-decoder" or frac <= 0:
+        return None
+    e = v.estimate
+    expert_b = v.build.weights_gb * GB * frac
+    gpu = e.total - expert_b
+    cap = e.capacity or 0.0
+    return ExpertOffload(
+        format_id=v.build.format_id,
+        gpu_gb=round(gpu / GB, 1),
+        ram_gb=round(expert_b / GB + RAM_MARGIN_GB, 0),
+        fits_gpu=gpu <= cap,
+    )
+
+
+@dataclass(frozen=True)
+class PartialOffload:
+    """llama.cpp ``-ngl N``: N of the model's layers on the card, the rest in system RAM."""
+
+    format_id: str
+    layers_gpu: int
+    layers: int
+    ram_gb: float
+    slowdown: float  # token generation vs all layers on a card this fast (rough; an estimate)
+
+
+def partial_offload(m: Model, g: GPU, v: BuildVerdict) -> PartialOffload | None:
+    """How many layers of ``v``'s build fit on ``g`` with the rest in RAM; None when the card
+    takes all of them, none of them, or the model has no layer structure."""
+    if m.kind not in LLM_KINDS or not m.layers or g.unified_memory:
+        return None
+    e = v.estimate
+    cap = e.capacity or 0.0
+    per_layer = e.weights / m.layers
+    rest = e.total - e.weights  # KV cache, working set, overhead stay on the card
+    room = cap - rest
+    n = int(room // per_layer) if per_layer > 0 else 0
+    if n >= m.layers or n < 1:
+        return None
+    cpu_b = (m.layers - n) * per_layer
+    gpu_b = n * per_layer
+    t_all = e.weights / (g.memory_bandwidth_gbs * GB)
+    t_split = gpu_b / (g.memory_bandwidth_gbs * GB) + cpu_b / (CPU_RAM_BANDWIDTH_GBS * GB)
+    return PartialOffload(
+        format_id=v.build.format_id,
+        layers_gpu=n,
+        layers=m.layers,
+        ram_gb=round(cpu_b / GB + RAM_MARGIN_GB, 0),
+        slowdown=round(t_split / t_all, 0) if t_all > 0 else 1.0,
+    )
+
+
+def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> list[Note]:
+    """Expert / layer offload offers when no build of usual quality (Q4_K_M or better) fits."""
+    if not verdicts or m.kind not in LLM_KINDS:
+        return []
+    q4 = next((v for v in verdicts if v.build.format_id == "gguf-q4_k_m"), None)
+    head = next((v for v in verdicts if v.headline), None)
+    good_fits = head is not None and (q4 is None or head.build.quality_rank <= q4.build.quality_rank)
+    if good_fits:
+        return []
+    target = q4 or verdicts[-1]
+    out: list[Note] = []
+    ram = q.system_ram_gb
+    xo = expert_offload(m, g, target)
+    if xo is not None and ram is not None and ram < xo.ram_gb:
+        # the RAM said is short for Q4_K_M's experts: the best smaller build whose experts fit it
+        start = verdicts.index(target)
+        for v in verdicts[start + 1 :]:
+            x = expert_offload(m, g, v)
+            if x is not None and x.fits_gpu and ram >= x.ram_gb:
+                xo = x
+                break
+    if xo is not None:
+        if xo.fits_gpu:
+            out.append(
+                note(
+                    NoteCode.MOE_CPU_OFFLOAD,
+                    fmt=xo.format_id,
+                    gpu_gb=xo.gpu_gb,
+                    ram_gb=xo.ram_gb,
+                    have_ram_gb=ram,
+                    enough=None if ram is None else ram >= xo.ram_gb,
+                )
+            )
+            if ram is None:
+                out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=xo.ram_gb))
+        return out
+    po = partial_offload(m, g, target)
+    if po is not None and (q.engine in (None, "llama.cpp", "ollama", "lm-studio")):
+        out.append(
+            note(
+                NoteCode.PARTIAL_OFFLOAD,
+                fmt=po.format_id,
+                layers_gpu=po.layers_gpu,
+                layers=po.layers,
+                ram_gb=po.ram_gb,
+                slowdown=po.slowdown,
+                have_ram_gb=ram,
+                enough=None if ram is None else ram >= po.ram_gb,
+            )
+        )
+        if ram is None:
+            out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=po.ram_gb))
+    return out
+
+
+# --------------------------------------------------------------------------- card notes
+
+
+def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str | None) -> list[Note]:
+    """Unified memory, the precision the card really uses, software that limits it."""
+    out: list[Note] = []
+    if g.unified_memory:
+        out.append(
+            note(
+                NoteCode.UNIFIED_MEMORY,
+                card=g.id,
+                usable_gb=round(memory.usable_bytes(g) / GB, 1),
+                total_gb=g.vram_gb,
+                share=round(100 * (g.gpu_memory_share or 1.0)),
+            )
+        )
+    asked = str(q.precision) if q.precision is not None else None
+    if asked is None and w.trains and w.precision in (Precision.BF16, Precision.FP8):
+        asked = str(w.precision)
+    if asked is None and release_precision in ("bf16", "fp8") and not w.trains:
+        asked = release_precision
+    if asked is not None and asked not in ("int8", "int4"):
+        ch = support.precision_for(g, asked)
+        if ch.reason is not support.FallbackReason.NONE:
+            out.append(
+                note(
+                    NoteCode.PRECISION_FALLBACK,
+                    card=g.id,
+                    requested=ch.requested,
+                    used=ch.used,
+                    reason=str(ch.reason),
+                    trains=w.trains,
+                )
+            )
+    tools: list[str] = []
+    if w.nf4 or (w.trains and w.method.value == "qlora"):
+        tools.append("bitsandbytes")
+    if q.engine == "vllm":
+        tools.append("vllm")
+    if q.engine in ("llama.cpp", "ollama", "lm-studio"):
+        tools.append("llama.cpp")
+    if m.kind == "diffusion":
+        tools.append("diffusers")
+    if w.trains:
+        tools.append("pytorch-training")
+    for tool in tools:
+        s = support.supports(g, tool)
+        if s.level is not support.Level.YES:
+            out.append(note(NoteCode.SOFTWARE_LIMIT, card=g.id, tool=tool, level=str(s.level), stack=s.stack))
+    if q.engine == "vllm":
+        out.append(
+            note(
+                NoteCode.VLLM_RESERVE,
+                fraction=VLLM_RESERVE,
+                usable_gb=round(memory.usable_bytes(g) * VLLM_RESERVE / GB, 1),
+            )
+        )
+    return out
+
+
+def min_cards(m: Model, g: GPU, e: Estimate) -> int | None:
+    """The fewest of ``g`` (2, 4, 8) an estimate's workload fits on, split tensor-parallel."""
+    for k in (2, 4, 8):
+        if k > e.workload.num_gpus and _on(m, g, e.workload, k).fits:
+            return k
+    return None
+
+
+def ceil_gb(x: float) -> int:
+    return int(math.ceil(x))
+
+
+# --------------------------------------------------------------------------- what runs on a card
+
+
+@dataclass(frozen=True)
+class Runs:
+    """One model on one card at the best build that fits."""
+
+    model: Model
+    build: Build
+    total_gb: float
+    release: bool  # the best build is the release format (no quantization needed)
+    low_quality: bool = False  # only below Q4_K_M (3-bit, 2-bit): quality drops noticeably
+    raised: bool = False  # unified memory: fits once the GPU's share is raised (leaving 16 GB)
+
+
+#: memory a unified-memory machine keeps for the OS when the GPU limit is raised (estimate;
+#: macOS: sudo sysctl iogpu.wired_limit_mb=<MB>)
+OS_RESERVE_GB = 16.0
+
+#: how a question asks what a card can run
+WHAT_RUNS = (
+    "what can i run",
+    "what can it run",
+    "what runs",
+    "what will run",
+    "what models",
+    "which models",
+    "what llm",
+    "which llm",
+    "能跑什么",
+    "能跑哪些",
+    "可以跑什么",
+    "能跑啥",
+)
+
+
+def asks_what_runs(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in WHAT_RUNS)
+
+
+def _best(cat: Catalog, m: Model, g: GPU, q: Query) -> tuple[Build, float] | None:
+    mq = replace(q, models=(m.id,), precision=None, method=None, task=None)
+    base = memory.resolve_workload(m, task=Task.INFERENCE)
+    for b in usable_builds(cat, m, mq, g):
+        e = memory.estimate(m, g, workload=build_workload(m, base, b))
+        if e.fits:
+            return b, round(e.total / GB, 1)
+    return None
+
+
+def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
+    """ "What can I run on this card": the largest LLMs at Q4_K_M or better (one per size), the
+    largest unquantized, the larger ones that only fit at 2-3 bits, and (unified memory) the
+    largest that fits at Q4_K_M once the GPU's share is raised."""
+    q4_rank = cat.formats["gguf-q4_k_m"].quality_rank if "gguf-q4_k_m" in cat.formats else 99
+    good: list[Runs] = []
+    low: list[Runs] = []
+    for m in sorted((m for m in cat.models.values() if m.kind in LLM_KINDS), key=lambda m: -m.params):
+        found = _best(cat, m, g, q)
+        if found is None:
+            continue
+        b, total = found
+        r = Runs(m, b, total, b.is_release, low_quality=b.quality_rank > q4_rank)
+        (low if r.low_quality else good).append(r)
+    out: list[Runs] = []
+    sizes: set[int] = set()
+    for r in good:  # one model per size (Llama 3 / 3.1 / 3.3 70B are one line)
+        size = round(r.model.params / 1e9)
+        if size in sizes:
+            continue
+        sizes.add(size)
+        out.append(r)
+        if len(out) >= top:
+            break
+    rel = next((r for r in good if r.release), None)
+    if rel is not None and rel not in out:
+        out.append(rel)
+    biggest = good[0].model.params if good else 0
+    seen: set[int] = set()
+    for r in low:
+        size = round(r.model.params / 1e9)
+        if r.model.params > biggest and size not in seen and len(seen) < 2:
+            seen.add(size)
+            out.append(r)
+    if g.unified_memory and g.gpu_memory_share is not None and g.vram_gb > OS_RESERVE_GB * 2:
+        share = (g.vram_gb - OS_RESERVE_GB) / g.vram_gb
+        if share > g.gpu_memory_share:
+            g2 = replace(g, gpu_memory_share=share)
+            for m in sorted((m for m in cat.models.values() if m.kind in LLM_KINDS), key=lambda m: -m.params):
+                if m.params <= biggest:
+                    break
+                found = _best(cat, m, g2, q)
+                if found is not None and found[0].quality_rank <= q4_rank:
+                    out.append(Runs(m, found[0], found[1], found[0].is_release, raised=True))
+                    break
+    return tuple(out)
