@@ -44,6 +44,7 @@ __all__ = [
     "parse_rig",
     "refers_to_rig",
     "with_rig",
+    "query_on_rig",
 ]
 
 #: Limits of a believable rig (a 64-card box is already a cluster node).
@@ -279,3 +280,24 @@ def with_rig(query: Query, rig: Rig) -> Query:
         return query
     intent = Intent.FIT if query.intent in (Intent.UNKNOWN, Intent.FIT) and query.models else query.intent
     return replace(query, intent=intent, gpus=(rig.gpu,), num_gpus=rig.count, gpu_counts=())
+
+
+def query_on_rig(
+    text: str, rig: Rig, context: Any = None, *, catalog: Any = None, name: str | None = None
+) -> Query | None:
+    """The question ``text`` parsed and answered on ``rig`` (:func:`with_rig`), with a
+    ``NoteCode.RIG_USED`` note (gpu, name, count) saying so; None when the rig changes nothing
+    (the question names a card, or is a recommendation that keeps its own budget)."""
+    from bot.core import language
+    from bot.core.parsing import parse
+    from bot.core.types import NoteCode, note
+
+    matcher = get_matcher(catalog)
+    q = parse(language.to_simplified(text), matcher.catalog, context)
+    if q.text != text:
+        q = replace(q, text=text)
+    on_rig = with_rig(q, rig)
+    if on_rig == q:
+        return None
+    used = note(NoteCode.RIG_USED, gpu=rig.gpu, name=name or rig.gpu, count=rig.count)
+    return replace(on_rig, notes=(*on_rig.notes, used))

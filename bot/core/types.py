@@ -66,6 +66,7 @@ class NoteCode(StrEnum):
     ASK_GPU_VARIANT = "ask_gpu_variant"  # family, sizes (list of GB)
     ASK_MODEL = "ask_model"  # typed, names
     DID_YOU_MEAN = "did_you_mean"  # names
+    RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
 
 
 @dataclass(frozen=True)
