@@ -711,7 +711,9 @@ class Advisor:
 
             lang = detect(question, locale=lang)
         if not await self.may_use(getattr(interaction, "guild_id", None), interaction.user):
-            await self.notify(interaction, await self.role_notice(getattr(interaction, "guild_id", None), lang))
+            await self.notify(
+                interaction, await self.role_notice(getattr(interaction, "guild_id", None), lang)
+            )
             return
         if isinstance(question, str):
             rig = self.rig_statement(question)

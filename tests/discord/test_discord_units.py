@@ -527,7 +527,14 @@ def test_the_tree_has_the_gpu_group_and_the_setup_group_described() -> None:
     assert sp["name"] == "gpu-setup"
     assert int(sp["default_member_permissions"]) == 1 << 5  # MANAGE_GUILD
     assert sp["contexts"] == [0]
-    assert {o["name"] for o in sp["options"]} == {"channels", "mentions", "currency", "language", "role", "show"}
+    assert {o["name"] for o in sp["options"]} == {
+        "channels",
+        "mentions",
+        "currency",
+        "language",
+        "role",
+        "show",
+    }
     _described(sp["options"], "/gpu-setup")
     assert isinstance(create_client(settings(shard_count=2)), ShardedAdvisorClient)
 
