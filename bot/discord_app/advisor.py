@@ -431,6 +431,27 @@ class Advisor:
     ) -> Answer:
         """:meth:`ask` with answer() in the worker pool (time-limited); the stores are only
         touched here, on the event loop. Raises AnswerTimeout or PoolBusy."""
+        result = await self.ask_or_rig(
+            question, channel_id=channel_id, user_id=user_id, use_context=use_context, locale=locale
+        )
+        assert isinstance(result, Answer)
+        return result
+
+    async def ask_or_rig(
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
+        rig_statements: bool = False,
+    ) -> Answer | Rig:
+        """:meth:`ask_async`, plus the saved rig: a question that means it ("can I run X?",
+        "my card") is answered on it (``NoteCode.RIG_USED`` says so), and with
+        ``rig_statements`` a message that states a rig ("my rig is 2x 3090") returns that
+        :class:`~bot.core.rig.Rig` instead of an answer (the surface offers to save it).
+        Every reading of the text runs in the worker pool, never on the event loop."""
         if isinstance(question, str):
             question = clip_question(question)
         context = await self.load_context(channel_id, user_id) if use_context else None
@@ -438,22 +459,32 @@ class Advisor:
         answer_fn = self._answer
         q = question
         cost = len(q) if isinstance(q, str) else 50
-        rig = await self.rig_for(q, user_id) if isinstance(q, str) else None
+        with_store = self.store is not None and isinstance(q, str)
+        # one indexed read; whether the question means the rig is decided in the pool
+        rig = await self.store.get_rig(user_id) if with_store and self.store is not None else None
+        rig_name = self.name_of("gpu", rig.gpu) if rig is not None else ""
+        statements = rig_statements and with_store
 
-        def job() -> Answer:
-            if rig is not None and isinstance(q, str):
-                from bot.core import language
-                from bot.core.rig import query_on_rig
+        def job() -> Answer | Rig:
+            if isinstance(q, str):
+                from bot.core import rig as rigs
 
-                typed = query_on_rig(q, rig, context, catalog=catalog, name=self.name_of("gpu", rig.gpu))
-                if typed is not None:
-                    conv = context.language if context is not None else None
-                    lang = language.detect(q, conversation=conv, locale=locale)
-                    return answer_fn(typed, context, catalog=catalog, lang=lang)
+                if statements:
+                    said = rigs.parse_rig(q, catalog=catalog)
+                    if said is not None:
+                        return said
+                if rig is not None and rigs.refers_to_rig(q, catalog=catalog):
+                    typed = rigs.query_on_rig(q, rig, context, catalog=catalog, name=rig_name)
+                    if typed is not None:
+                        from bot.core import language
+
+                        conv = context.language if context is not None else None
+                        lang = language.detect(q, conversation=conv, locale=locale)
+                        return answer_fn(typed, context, catalog=catalog, lang=lang)
             return answer_fn(q, context, catalog=catalog, locale=locale)
 
         result = await self.pool.run(job, cost_chars=cost, time_limit=self.bounds.answer_time_limit_s)
-        if isinstance(result.context, Context):
+        if isinstance(result, Answer) and isinstance(result.context, Context):
             await self.save_context(channel_id, user_id, result.context)
         return result
 
@@ -475,20 +506,6 @@ class Advisor:
         self.contexts.put(channel_id, user_id, context)  # bounded; answers while the database is away
         if self.store is not None and self.settings.context_ttl_s > 0:
             await self.store.put_context(channel_id, user_id, context, ttl_s=self.settings.context_ttl_s)
-
-    async def rig_for(self, question: str, user_id: int) -> Rig | None:
-        """The user's saved rig when ``question`` means it ("can I run X", "my card")."""
-        if self.store is None:
-            return None
-        from bot.core.rig import refers_to_rig
-
-        try:
-            if not refers_to_rig(question, catalog=self.catalog):
-                return None
-        except Exception:
-            log.exception("refers_to_rig failed")
-            return None
-        return await self.store.get_rig(user_id)
 
     async def settings_for(self, guild_id: int | None) -> GuildSettings | None:
         """The server's /gpu-setup (None in DMs, when never set up, or when the database is away)."""
@@ -552,18 +569,6 @@ class Advisor:
         gs = await self.settings_for(guild_id)
         role = f"<@&{gs.allowed_role_id}>" if gs is not None and gs.allowed_role_id else "?"
         return t(lang, "setup.role_required", role=role)
-
-    def rig_statement(self, question: str) -> Rig | None:
-        """The rig a chat message states ("my rig is 2x 3090 and 64GB RAM"), if it is one."""
-        if self.store is None:
-            return None
-        from bot.core.rig import parse_rig
-
-        try:
-            return parse_rig(question, catalog=self.catalog)
-        except Exception:
-            log.exception("parse_rig failed")
-            return None
 
     def rig_confirmation(self, user_id: int, rig: Rig, lang: Lang) -> tuple[str, discord.ui.View | None]:
         """The "save this as your rig?" message and its (persistent) button."""
@@ -715,15 +720,6 @@ class Advisor:
                 interaction, await self.role_notice(getattr(interaction, "guild_id", None), lang)
             )
             return
-        if isinstance(question, str):
-            rig = self.rig_statement(question)
-            if rig is not None:
-                text, view = self.rig_confirmation(interaction.user.id, rig, lang)
-                kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS, "ephemeral": True}
-                if view is not None:
-                    kwargs["view"] = view
-                await interaction.response.send_message(text, **kwargs)
-                return
         decision = self.rate(interaction.user.id)
         if decision.rate is not Rate.ALLOWED:
             # ephemeral, seen only by them: every limited command is told, never silence
@@ -731,12 +727,13 @@ class Advisor:
             return
         channel_id = interaction.channel_id or interaction.user.id
         job = asyncio.ensure_future(
-            self.ask_async(
+            self.ask_or_rig(
                 question,
                 channel_id=channel_id,
                 user_id=interaction.user.id,
                 use_context=use_context,
                 locale=locale,
+                rig_statements=isinstance(question, str),
             )
         )
         charted = isinstance(question, Query) and question.intent in (Intent.RECOMMEND, Intent.COMPARE)
@@ -753,6 +750,20 @@ class Advisor:
             return
         except PoolBusy:
             await self.notify(interaction, t(lang, "discord.busy"))
+            return
+        if not isinstance(result, Answer):  # "my rig is ...": offer to save it, to them only
+            text, view = self.rig_confirmation(interaction.user.id, result, lang)
+            kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS, "ephemeral": True}
+            if view is not None:
+                kwargs["view"] = view
+            if interaction.response.is_done():
+                await deliver(
+                    lambda: interaction.followup.send(text, wait=True, **kwargs),
+                    bounds=self.bounds,
+                    what=f"rig confirmation for interaction {getattr(interaction, 'id', '?')}",
+                )
+            else:
+                await interaction.response.send_message(text, **kwargs)
             return
         if extra_key is not None:
             from dataclasses import replace as _replace

@@ -23,7 +23,7 @@ import discord
 
 from bot.core.language import detect
 from bot.core.phrase.catalog import t
-from bot.core.types import Lang
+from bot.core.types import Answer, Lang
 
 from .advisor import (
     NO_MENTIONS,
@@ -145,8 +145,12 @@ async def _answer(
 ) -> tuple[Reply | None, str | None]:
     """(reply, None) for an answer, (None, text) for a short notice instead."""
     try:
-        result = await advisor.ask_async(
-            question or "help", channel_id=message.channel.id, user_id=message.author.id, locale=locale
+        result = await advisor.ask_or_rig(
+            question or "help",
+            channel_id=message.channel.id,
+            user_id=message.author.id,
+            locale=locale,
+            rig_statements=True,
         )
     except AnswerTimeout:
         log.warning("message %s hit the answer time limit", message.id)
@@ -156,6 +160,10 @@ async def _answer(
         return None, t(detect(question), "discord.busy")
     if not advisor.current(message.id, version):
         return None, None
+    if not isinstance(result, Answer):
+        # "my rig is 2x 3090": offer to save it (a button that survives restarts)
+        text, view = advisor.rig_confirmation(message.author.id, result, detect(question, locale=locale))
+        return Reply(embed=None, content=text, view=view, chart=None), None
     reply = await advisor.reply_for(
         result, embeds=_can(message, "embed_links"), files=_can(message, "attach_files")
     )
@@ -176,18 +184,6 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
     version = advisor.begin(message.id)
     try:
         if await _rate_limited(advisor, message, reference, detect(question, locale=locale)):
-            return True
-        rig = advisor.rig_statement(question)
-        if rig is not None:  # "my rig is 2x 3090": offer to save it (a button that survives restarts)
-            text, view = advisor.rig_confirmation(message.author.id, rig, detect(question, locale=locale))
-
-            async def send_confirmation() -> Any:
-                kwargs: dict[str, Any] = {"reference": reference, "allowed_mentions": NO_MENTIONS}
-                if view is not None:
-                    kwargs["view"] = view
-                return await message.channel.send(text, **kwargs)
-
-            await deliver(send_confirmation, bounds=advisor.bounds, what=f"rig confirmation for {message.id}")
             return True
         reply, notice = await _answer(advisor, message, question, version, locale)
         if not advisor.current(message.id, version):

@@ -132,6 +132,7 @@ def bot(standin: StandIn, data_dir: Path, tmp_path_factory: pytest.TempPathFacto
 
 
 def test_setup_is_refused_for_a_member_without_manage_server(standin: StandIn, bot: Any) -> None:
+    assert not standin.message_posts()  # joining the server (GUILD_CREATE) posts nothing
     for path, options in (
         ("gpu-setup show", {}),
         ("gpu-setup mentions", {"answer": False}),
@@ -362,8 +363,10 @@ def test_two_processes_on_one_postgresql_share_conversations_and_rigs(
         pick = buttons(sent(rec))[0]
 
         # Discord moves GUILD_ID to shard 1 (re-sharding): process 1 gets its events now
+        mark = server.mark()
         server.move_guild(GUILD_ID, 1)
         time.sleep(0.5)
+        assert not server.message_posts(mark)  # a guild arriving on a shard: nothing posted
         m2 = server.send_message(second, channel=CHANNELS["ask"], user_id=user)
         assert title(sent(server.wait_for(refers_to(m2), 30))) == clip(answer(second, a1.context).verdict)
         pressed = server.press(
@@ -399,3 +402,87 @@ def test_two_processes_on_one_postgresql_share_conversations_and_rigs(
             for name in ("shard0.log", "shard1.log"):
                 print((tmp_path / name).read_text())
         server.stop()
+
+
+@pytest.fixture
+def own_pg() -> Any:
+    """A PostgreSQL cluster of this test's own, so it can be stopped and started again."""
+    import pwd
+    import shutil
+    import tempfile
+
+    from tests.storage import support
+
+    bindir = support.find_bindir()
+    if bindir is None:
+        pytest.fail("PostgreSQL server binaries not found (.ci/run installs postgresql)", pytrace=False)
+    runas = "postgres" if os.geteuid() == 0 else None
+    if runas:
+        pwd.getpwnam(runas)
+    root = Path(tempfile.mkdtemp(prefix="gpu-advisor-pg-"))  # not under pytest's 0700 tmp: postgres reads it
+    if runas:
+        shutil.chown(root, user=runas)
+    server = PgServer(bindir, root, runas)
+    server.init()
+    server.sockdir.mkdir()
+    if runas:
+        shutil.chown(server.sockdir, user=runas)
+    server.start()
+    box = {"server": server, "running": True}
+    try:
+        yield box
+    finally:
+        if box["running"]:
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_database_that_goes_away_degrades_and_recovers(own_pg: dict[str, Any], tmp_path: Path) -> None:
+    pg: PgServer = own_pg["server"]
+    url = pg.new_database()
+    log_path = tmp_path / "bot.log"
+    standin = StandIn().start()  # its own: one bot per stand-in (the module's bot is still connected)
+    proc = start_bot(standin, log_path, DATABASE_URL=url)
+    try:
+        user = new_user()
+        inter = standin.command("gpu rig set", user_id=user, gpu="rtx-4090")
+        assert interaction_reply(standin, inter)["content"].startswith("Saved your rig")
+        question = "can I run llama 3 8b?"
+        note = t(EN, "note.rig_used", name=gpu_name("rtx-4090"))
+
+        pg.stop()
+        own_pg["running"] = False
+        # still answering (without the saved rig), in the ask-channel and by slash command
+        for i in range(3):
+            mid = standin.send_message(question, channel=CHANNELS["ask"], user_id=user)
+            msg = sent(standin.wait_for(refers_to(mid), 30))
+            assert title(msg) == clip(answer(question).verdict), i
+            assert note not in everything(msg)
+        shown = standin.command("gpu rig show", user_id=user)
+        assert interaction_reply(standin, shown)["content"] == t(EN, "rig.store_down")
+        # a follow-up still works within this process (from memory)
+        first, second = "what gpu for bert under $1000", "what about under $500?"
+        a1 = answer(first)
+        m1 = standin.send_message(first, channel=CHANNELS["other"], user_id=user)
+        standin.wait_for(refers_to(m1), 30)
+        m2 = standin.send_message(second, channel=CHANNELS["other"], user_id=user)
+        assert title(sent(standin.wait_for(refers_to(m2), 30))) == clip(answer(second, a1.context).verdict)
+        logged = log_path.read_text()
+        assert logged.count("is unreachable") == 1, logged[-3000:]
+        assert PG_PASSWORD not in logged
+
+        pg.start()
+        own_pg["running"] = True
+        deadline = time.monotonic() + 60
+        while True:  # the store retries every few seconds; the saved rig is used again
+            mid = standin.send_message(question, channel=CHANNELS["ask"], user_id=user)
+            if note in everything(sent(standin.wait_for(refers_to(mid), 30))):
+                break
+            assert time.monotonic() < deadline, "the database was not picked up again"
+            time.sleep(2)
+        assert "is back" in log_path.read_text()
+    finally:
+        stop_bot(proc)
+        standin.stop()
+        if os.environ.get("BOT_LOG"):
+            print(log_path.read_text())
