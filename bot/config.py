@@ -93,6 +93,8 @@ class Bounds:
     reply_deadline_s: float = 180.0
     reply_backoff_s: float = 0.5
     reply_backoff_max_s: float = 15.0
+    # database operations of the bot at once (below the connection pool's 5), short questions first
+    store_slots: int = 4
     # discord.py's message cache (messages kept for edit/delete events)
     discord_message_cache: int = 1_000
     # the core's name index: "did you mean" candidate pools kept

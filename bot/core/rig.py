@@ -45,6 +45,7 @@ __all__ = [
     "refers_to_rig",
     "with_rig",
     "query_on_rig",
+    "may_refer_to_rig",
 ]
 
 #: Limits of a believable rig (a 64-card box is already a cluster node).
@@ -254,6 +255,15 @@ def parse_rig(text: str, *, catalog: Any = None) -> Rig | None:
         if b is not None and math.isfinite(b) and 0 < b <= MAX_BUDGET_USD:
             budget = float(b)
     return Rig(gid, count, ram, budget)
+
+
+def may_refer_to_rig(text: str) -> bool:
+    """A cheap first test (two patterns, no name index) for :func:`refers_to_rig`: False means
+    the question cannot mean the user's rig, so a surface need not even look the rig up."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    norm = normalize(text[:500])
+    return bool(_REFERS_RE.search(norm) or _CAN_I_RE.search(norm))
 
 
 def refers_to_rig(text: str, *, catalog: Any = None) -> bool:

@@ -67,6 +67,7 @@ __all__ = [
     "Rate",
     "RateDecision",
     "Reply",
+    "StoreGate",
     "deliver",
     "rate_notice",
 ]
@@ -203,6 +204,57 @@ class AnswerPool:
     def _finished(self, loop: asyncio.AbstractEventLoop) -> None:
         self._running -= 1
         self._dispatch(loop)
+
+
+class StoreGate:
+    """At most ``slots`` database operations at once, the waiting ones ordered like the
+    :class:`AnswerPool` (arrival + a delay per 1,000 characters of their question): when a
+    flood of long questions is reading and writing its saved state, a short question's read
+    goes first instead of queueing behind all of theirs in the connection pool."""
+
+    def __init__(
+        self,
+        slots: int = 4,
+        *,
+        delay_per_1000_chars_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.slots = max(1, slots)
+        self.delay_per_char = delay_per_1000_chars_s / 1000.0
+        self._clock = clock
+        self._busy = 0
+        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._heap)
+
+    async def run(self, op: Callable[[], Awaitable[T]], *, cost_chars: int = 0) -> T:
+        if self._busy < self.slots and not self._heap:
+            self._busy += 1
+        else:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            key = self._clock() + self.delay_per_char * max(0, cost_chars)
+            heapq.heappush(self._heap, (key, next(self._seq), turn))
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # the slot was handed to us just as we were cancelled
+                raise
+        try:
+            return await op()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._heap:
+            _, _, turn = heapq.heappop(self._heap)
+            if not turn.done():
+                turn.set_result(None)  # the slot passes to the next in line
+                return
+        self._busy -= 1
 
 
 # -- sending with retries ------------------------------------------------------------
@@ -342,11 +394,14 @@ class Advisor:
         from .persist import GuildSettingsCache
 
         self.settings = settings
+        b = self.bounds = settings.bounds
         # saved state (bot.storage): contexts, pending choices, rigs, server settings.
         # None (unit tests) or unavailable (database away): the in-memory stores below answer.
         self.store = store
         self.guild_settings = GuildSettingsCache(store, clock=clock)
-        b = self.bounds = settings.bounds
+        self.store_gate = StoreGate(
+            b.store_slots, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
+        )
         self._answer = answer_fn or _default_answer_fn()
         self.contexts = contexts or ContextStore(
             ttl=settings.context_ttl_s, max_bytes=b.context_bytes, clock=clock
@@ -454,14 +509,27 @@ class Advisor:
         Every reading of the text runs in the worker pool, never on the event loop."""
         if isinstance(question, str):
             question = clip_question(question)
-        context = await self.load_context(channel_id, user_id) if use_context else None
         catalog = self.catalog
         answer_fn = self._answer
         q = question
         cost = len(q) if isinstance(q, str) else 50
         with_store = self.store is not None and isinstance(q, str)
-        # one indexed read; whether the question means the rig is decided in the pool
-        rig = await self.store.get_rig(user_id) if with_store and self.store is not None else None
+        # the rig is read only for a question that may mean it (decided for sure in the pool)
+        rig: Rig | None = None
+        context: Context | None = None
+        if self.store is None:
+            context = self.contexts.get(channel_id, user_id) if use_context else None
+        else:
+            from bot.core.rig import may_refer_to_rig
+
+            store = self.store
+            wants_rig = isinstance(q, str) and may_refer_to_rig(q)  # two patterns: cheap on the loop
+
+            async def reads() -> tuple[Context | None, Rig | None]:
+                ctx = await self.load_context(channel_id, user_id) if use_context else None
+                return ctx, (await store.get_rig(user_id) if wants_rig else None)
+
+            context, rig = await self.store_gate.run(reads, cost_chars=cost)
         rig_name = self.name_of("gpu", rig.gpu) if rig is not None else ""
         statements = rig_statements and with_store
 
@@ -485,7 +553,8 @@ class Advisor:
 
         result = await self.pool.run(job, cost_chars=cost, time_limit=self.bounds.answer_time_limit_s)
         if isinstance(result, Answer) and isinstance(result.context, Context):
-            await self.save_context(channel_id, user_id, result.context)
+            saved = result.context
+            await self.store_gate.run(lambda: self.save_context(channel_id, user_id, saved), cost_chars=cost)
         return result
 
     # -- saved state (the store, with the in-memory stores as the fallback) ---------
@@ -645,8 +714,12 @@ class Advisor:
 
             assert self.store is not None
             kept = tuple(answer.choices[:MAX_BUTTONS])
-            cid = await self.store.put_choices(
-                answer.query.text, kept, ttl_s=max(self.settings.context_ttl_s, 60.0)
+            store = self.store
+            cid = await self.store_gate.run(
+                lambda: store.put_choices(
+                    answer.query.text, kept, ttl_s=max(self.settings.context_ttl_s, 60.0)
+                ),
+                cost_chars=len(answer.query.text),
             )
             if cid is not None:
                 return choices_view(cid, kept)

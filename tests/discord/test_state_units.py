@@ -206,3 +206,33 @@ async def test_server_settings_decide_what_is_a_question(tmp_path: Path, store: 
 
 def replace_ns(ns: SimpleNamespace, **kw: Any) -> SimpleNamespace:
     return SimpleNamespace(**{**vars(ns), **kw})
+
+
+async def test_store_gate_lets_a_short_question_go_before_waiting_long_ones() -> None:
+    import asyncio
+
+    from bot.discord_app.advisor import StoreGate
+
+    gate = StoreGate(1, delay_per_1000_chars_s=10.0)
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def op(name: str, hold: bool = False) -> str:
+        order.append(name)
+        if hold:
+            await release.wait()
+        return name
+
+    first = asyncio.ensure_future(gate.run(lambda: op("busy", True), cost_chars=1000))
+    await asyncio.sleep(0)
+    longs = [asyncio.ensure_future(gate.run(lambda i=i: op(f"long{i}"), cost_chars=1000)) for i in range(3)]
+    await asyncio.sleep(0)
+    short = asyncio.ensure_future(gate.run(lambda: op("short"), cost_chars=10))
+    cancelled = asyncio.ensure_future(gate.run(lambda: op("never"), cost_chars=0))
+    await asyncio.sleep(0)
+    assert gate.waiting == 5
+    cancelled.cancel()
+    release.set()
+    assert await asyncio.gather(first, *longs, short) == ["busy", "long0", "long1", "long2", "short"]
+    assert order == ["busy", "short", "long0", "long1", "long2"]
+    assert gate.waiting == 0 and gate._busy == 0
