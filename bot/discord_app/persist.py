@@ -83,10 +83,14 @@ class PickButton(
         advisor = _advisor_of(interaction)
         if advisor is None:
             return
-        pending = await advisor.store.get_choices(self.cid) if advisor.store is not None else None
+        store = advisor.store
+        pending = await store.get_choices(self.cid) if store is not None else None
         if pending is None or not 0 <= self.n < len(pending.choices):
             lang = await advisor.lang_for_interaction(interaction)
-            await advisor.notify(interaction, t(lang, "discord.choices_expired"))
+            down = store is None or not store.available
+            await advisor.notify(
+                interaction, t(lang, "discord.choices_unavailable" if down else "discord.choices_expired")
+            )
             return
         # the presser's own context: buttons answer for whoever presses them
         await advisor.answer_interaction(interaction, pending.choices[self.n].text)

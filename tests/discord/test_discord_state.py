@@ -278,6 +278,31 @@ def test_a_rig_said_in_chat_is_saved_by_its_button_and_cleared(standin: StandIn,
     )
 
 
+def test_help_names_the_setup_and_rig_commands(standin: StandIn, bot: Any) -> None:
+    reply = interaction_reply(standin, standin.command("gpu help", user_id=new_user()))
+    assert t(EN, "help.discord_setup") in everything(reply)
+    zh = interaction_reply(standin, standin.command("gpu help", user_id=new_user(), locale="zh-CN"))
+    assert t(Lang.ZH_HANS, "help.discord_setup") in everything(zh)
+
+
+def test_an_expired_button_says_so(standin: StandIn, bot: Any, data_dir: Path) -> None:
+    import sqlite3
+
+    mid = standin.send_message(CHOICE_QUESTION, channel=CHANNELS["ask"], user_id=new_user())
+    rec = standin.wait_for(refers_to(mid), 20)
+    pick = buttons(sent(rec))[0]["custom_id"]
+    # fifteen minutes pass (the row's expiry moved into the past, as time would)
+    with sqlite3.connect(data_dir / "gpu-advisor.sqlite3") as db:
+        assert (
+            db.execute(
+                "UPDATE pending_choices SET expires_at = 1 WHERE id = ?", (pick.split(":")[2],)
+            ).rowcount
+            == 1
+        )
+    pressed = standin.press(int(rec.response["id"]), pick, user_id=new_user(), channel=CHANNELS["ask"])
+    assert interaction_reply(standin, pressed)["content"] == t(EN, "discord.choices_expired")
+
+
 def test_rig_set_refuses_an_unknown_card_with_suggestions(standin: StandIn, bot: Any) -> None:
     inter = standin.command("gpu rig set", user_id=new_user(), gpu="rtx 3091 super ultra")
     text = interaction_reply(standin, inter)["content"]
