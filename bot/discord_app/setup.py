@@ -82,7 +82,9 @@ class SetupGroup(
         if store is None or not store.available:
             await self.advisor.notify(interaction, t(lang, "setup.store_down"))
             return None
-        current = await self.advisor.settings_for(interaction.guild_id)
+        # read-modify-write from the database itself, not the cache: another process may have
+        # changed the setup within the cache's lifetime
+        current = await store.get_guild_settings(interaction.guild_id)
         if not store.available:
             await self.advisor.notify(interaction, t(lang, "setup.store_down"))
             return None
