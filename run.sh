@@ -3,5 +3,5 @@
 # DISCORD_TOKEN, the Discord bot with one. Extra arguments go to `python -m bot`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-bash "$here/scripts/bootstrap.sh"
+bash "$here/scripts/bootstrap.sh" run
 exec "$here/.venv/bin/python" -m bot "$@"

@@ -4,6 +4,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
-bash scripts/bootstrap.sh
+bash scripts/bootstrap.sh dev
 .venv/bin/python -m pytest -m "not e2e" "$@"
 .venv/bin/python -m pytest -m e2e "$@"

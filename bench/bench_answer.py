@@ -101,6 +101,34 @@ def main() -> int:
     longest = max(qs, key=lambda q: timed(lambda x: answer(x, catalog=cat), [q])[0])
     print(f"slowest question: {longest!r}")
 
+    # issue 12: speed answers against today's fit answers (same cards and models, warmed up)
+    cards = ["3060", "3090", "4090", "a6000", "l40s", "4070 ti", "3080", "7900 xtx"]
+    mods = ["llama 3 8b", "mistral 7b", "qwen2.5 14b", "qwen2.5 7b", "gemma 2 9b"]
+    fit_qs = [f"does {m} fit on a {c}" for m in mods for c in cards]
+    speed_qs = [f"tokens/s of {m} on a {c}" for m in mods for c in cards]
+    speed_qs += [f"how many users can a {c} serve with {m} at 8k context" for m in mods for c in cards]
+    speed_qs += [
+        f"how long to lora fine-tune {m} on 10k samples of 1024 tokens on a {c}" for m in mods for c in cards
+    ]
+    for q in fit_qs + speed_qs:
+        answer(q, catalog=cat)
+    fmed, fp99 = timed(lambda q: answer(q, catalog=cat), fit_qs * 5)
+    smed, sp99 = timed(lambda q: answer(q, catalog=cat), speed_qs * 2)
+    print(line("fit answers (card named)", fmed, fp99))
+    print(line("speed / serving / time answers (card named)", smed, sp99, fmed))
+    print(f"speed answers cost {smed / fmed:.2f}x a fit answer (median; target <= 1.2x)")
+    target_qs = [
+        f"what do I need for {k} tokens per second on {m}, budget 2500 dollars"
+        for k in (10, 20, 40)
+        for m in mods
+    ]
+    target_qs += [f"gpu to serve {m} to {u} users at 8k context" for u in (10, 30) for m in mods]
+    target_qs += [f"lora fine-tune {m} on 100k samples of 1024 tokens in under a day" for m in mods]
+    for q in target_qs:
+        answer(q, catalog=cat)
+    tmed, tp99 = timed(lambda q: answer(q, catalog=cat), target_qs * 3)
+    print(line("target searches (no card named: weigh every card)", tmed, tp99, fmed))
+
     starts = []
     for _ in range(10):
         t0 = time.perf_counter()

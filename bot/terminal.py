@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from bot.core.answer import answer
+from bot.core.phrase.catalog import t
 from bot.core.types import Context, Lang
 
 if TYPE_CHECKING:
@@ -13,10 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = ["chat"]
 
-BANNER = (
-    "gpu-advisor - ask which GPU to get for deep learning. Type 'help' for examples, "
-    "'new' to forget the conversation, 'quit' to leave."
-)
+BANNER = t(Lang.EN, "chat.banner")
 
 
 def chat(
@@ -30,7 +28,7 @@ def chat(
             import readline  # noqa: F401  (history and line editing)
         except ImportError:
             pass
-    print(BANNER, file=out)
+    print(t(lang or Lang.EN, "chat.banner"), file=out)
     context = Context()
     while True:
         if interactive:
@@ -50,9 +48,9 @@ def chat(
         cmd = line.strip().lower()
         if cmd in ("quit", "exit", ":q", "bye"):
             return 0
-        if cmd in ("new", "reset"):
-            context = Context()
-            print("(conversation cleared)", file=out)
+        if cmd in ("new", "reset", "清空", "重新开始"):
+            print(t(context.language or lang or Lang.EN, "chat.cleared"), file=out)
+            context = Context(language=context.language)
             continue
         if not cmd:
             continue

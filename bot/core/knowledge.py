@@ -1298,6 +1298,7 @@ class Catalog:
         formats: dict[str, Format] | None = None,
         tools: dict[str, Tool] | None = None,
         engines: dict[str, Engine] | None = None,
+        measured_memory: tuple[Any, ...] = (),
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
@@ -1309,6 +1310,8 @@ class Catalog:
         self.formats: Mapping[str, Format] = types.MappingProxyType(formats or {})
         self.tools: Mapping[str, Tool] = types.MappingProxyType(tools or {})
         self.engines: Mapping[str, Engine] = types.MappingProxyType(engines or {})
+        # bot.core.measured.MeasuredMemory: published peaks of exact workloads (measured-memory.yaml)
+        self.measured_memory: tuple[Any, ...] = tuple(measured_memory)
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -1414,6 +1417,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         for path in sorted(bench_dir.glob("*.yaml")):
             if path.name == "memory-calibration.yaml":  # constants of bot/core/memory.py, read there
                 continue
+            if path.name == "speed-calibration.yaml":  # read by bot/core/throughput.py
+                continue
             bdisp = _display(directory, path)
             sets.extend(_build_sets(bdisp, _read_yaml(path, bdisp), gpus, models, seen))
 
@@ -1466,6 +1471,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     from bot.core import prices as _prices  # late import: prices reads knowledge's helpers
 
     price_book = _prices.load(directory, gpus, currencies)
+    from bot.core import measured as _measured
+
+    measured_memory = _measured.load(directory, models, _read_yaml)
     return Catalog(
         directory,
         gpus,
@@ -1476,6 +1484,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         formats=formats,
         tools=tools,
         engines=engines,
+        measured_memory=measured_memory,
     )
 
 

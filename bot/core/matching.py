@@ -137,6 +137,7 @@ onnx cuda rocm nvlink pcie sxm flash attention checkpointing optimizer adam adam
 rent renting rented rental rentals lease leasing own owning owned sell selling resale resell deal
 deals bargain offer offers electricity kwh bill month months monthly year years yearly week weeks day
 daily hour hourly mini pro ultra warranty second-hand secondhand refurbished
+reason reasons reasoning robert shell coin coins conventional segment segments segmentation
 """.split()
 )
 

@@ -229,7 +229,8 @@ _RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
 _RES_ODD_RE = _rx(r"\b(\d{1,2}|\d{5,9})\s*(?:px|pixels?)\b")
 
 # ----------------------------------------------------------------- numbers
-_NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+# 1,200 / 1,200.50 / 1.200 (European grouping) / 2,5 (decimal comma) / 900 / 1.5
+_NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?)"
 _SEQ_RES = (
     _rx(
         r"\b(?:seq(?:uence)?|max)?[\s_-]*(?:len(?:gth)?|seq(?:uence)?)\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
@@ -318,8 +319,61 @@ _REC_STRONG_RE = _rx(
 _RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
 
 
+_EU_GROUPED = re.compile(r"(?<!\d)\d{1,3}(?:\.\d{3})+")
+_DECIMAL_COMMA = re.compile(r"(?<!\d)\d+,\d{1,2}")
+
+
 def _num(s: str) -> float:
+    """An amount as people write it: "1,200" and "1.200" (European grouping) are 1200, "2,5" is 2.5."""
+    if _EU_GROUPED.fullmatch(s):
+        return float(s.replace(".", ""))
+    if _DECIMAL_COMMA.fullmatch(s):
+        return float(s.replace(",", "."))
     return float(s.replace(",", ""))
+
+
+_CN_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+# Chinese amounts: 三万, 一万二 (12,000), 五千五 (5,500), 2万5 (25,000), 六千块钱, 四千以内
+_CN_AMOUNT_RE = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(万|千)"
+    r"(?:([一二两三四五六七八九])|(\d)(?![\d.]))?(?![万千百])"
+)
+
+
+def _cn_number(s: str) -> float | None:
+    """'3' / '2.5' / '三' / '十二' / '二十' -> the number (up to 99)."""
+    if s[0].isdigit():
+        return float(s)
+    if s == "十":
+        return 10.0
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        return float((_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0))
+    if len(s) == 1:
+        return float(_CN_DIGITS[s])
+    return None
+
+
+def _cn_amount(m: re.Match[str]) -> float | None:
+    base = _cn_number(m.group(1))
+    if base is None:
+        return None
+    unit = 10000.0 if m.group(2) == "万" else 1000.0
+    tail = m.group(3) or m.group(4)
+    extra = (_CN_DIGITS[tail] if tail in _CN_DIGITS else int(tail)) * unit / 10 if tail else 0.0
+    return base * unit + extra
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -344,11 +398,15 @@ class _Currencies:
         for s in syms:
             e = re.escape(s)
             parts.append(rf"\b{e}\b" if s[0].isascii() and s[0].isalnum() else e)
-        sym = "(?P<sym>" + "|".join(parts) + ")"
         # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s
         pre_parts = [p for s, p in zip(syms, parts, strict=True) if not _CJK_RE.search(s)]
         self.pre = _rx("(?P<sym>" + "|".join(pre_parts) + r")\s*" + _NUM + _MULT_RE)
-        self.post = _rx(r"(?<![a-z0-9.,])" + _NUM + _MULT_RE + r"\s*" + sym.replace("?P<sym>", "?P<sym2>"))
+        # after the amount a code may be glued to it: "1200usd", "2000rmb", "1500eur"
+        post_parts = [
+            rf"(?<![a-z]){re.escape(x)}\b" if x[0].isascii() and x[0].isalnum() else re.escape(x)
+            for x in syms
+        ]
+        self.post = _rx(r"(?<![a-z0-9.,])" + _NUM + _MULT_RE + r"\s*(?P<sym2>" + "|".join(post_parts) + ")")
 
     def code(self, symbol: str, cjk: bool) -> str:
         codes = self.by_symbol.get(symbol.strip(), ["USD"])
@@ -525,6 +583,16 @@ def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
         n = {"a": 1, "one": 1}.get(m.group(1)) or _WORD_NUM.get(m.group(1), 1)
         out.append(_Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
+    if cjk:
+        for m in _CN_AMOUNT_RE.finditer(text):
+            value = _cn_amount(m)
+            if value is None:
+                continue
+            after = text[m.end() : m.end() + 6]
+            usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
+            code = "USD" if usd or "CNY" not in cur.table else "CNY"
+            out.append(_Budget(value, code, m.group().strip(), m.start(), m.end(), True))
+            text = _blank(text, m.start(), m.end())
     for m in re.finditer(
         r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", text, re.ASCII
     ):
@@ -596,7 +664,9 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         raw = ""
     raw = raw[:MAX_TEXT]
     try:
-        return _with_prices(_parse(raw, catalog, context), catalog)
+        from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
+
+        return refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -608,6 +678,19 @@ _PRICE_GATE = re.compile(
     r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr)\b|[$€£¥₹₩]|租|买|划算|值不值|回本|二手|电费|全新|价",
     re.I,
 )
+
+
+# "under 000", "under $", "budget of $": a budget whose digits the shell ate ("$1000" -> "000")
+_LOST_BUDGET_RE = re.compile(
+    r"\b(?:under|below|less than|budget(?: of)?|max|up to|within)\s+(?:\$\s*(?=$|[\s,.?!])|0{2,}\b)", re.I
+)
+
+
+def _lost_budget(q: Query) -> Query:
+    m = _LOST_BUDGET_RE.search(q.text) if q.budget_usd is None else None
+    if m is None:
+        return q
+    return replace(q, notes=(*q.notes, note(NoteCode.BUDGET_LOST_DIGITS, text=m.group().strip())))
 
 
 def _with_prices(q: Query, catalog: Any) -> Query:

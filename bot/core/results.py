@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from bot.core.types import FitEntry, Lang, Note, NoteCode, Parallelism, Precision, jsonable, note
+from bot.core.types import FitEntry, Lang, Method, Note, NoteCode, Parallelism, Precision, jsonable, note
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Model
@@ -58,6 +58,11 @@ __all__ = [
     "WhichCardResult",
     "Result",
     "note",
+    "SpeedKind",
+    "SpeedRow",
+    "SpeedResult",
+    "TimeResult",
+    "ServeResult",
 ]
 
 
@@ -165,6 +170,7 @@ class BasisCode(StrEnum):
 
     MEMORY_MODELLED = "memory_modelled"
     MAX_BATCH_MEASURED = "max_batch_measured"  # Lambda 2020 guide
+    MEMORY_MEASURED = "memory_measured"  # a published peak of the exact workload is quoted
     SPEED_MEASURED = "speed_measured"
     SPEED_PARTLY_MEASURED = "speed_partly_measured"
     SPEED_MODELLED = "speed_modelled"
@@ -212,6 +218,7 @@ class FitItem:
     known_batch: tuple[float, str, str] | None = None  # (batch, precision, basis) from Lambda's TF benchmark
     fixes: tuple[FixOption, ...] = ()
     full_finetune_gb: float | None = None
+    measured: Any = None  # measured.MeasuredMemory: a published peak of exactly this workload
 
     @property
     def fits(self) -> bool:
@@ -426,6 +433,136 @@ class WhichCardResult:
     kind: str  # "rent_or_buy" | "deal"
 
 
+# --------------------------------------------------------------------------- speed, time, serving (issue 12)
+
+
+class SpeedKind(StrEnum):
+    """Which figure a speed answer leads with."""
+
+    LLM = "llm"  # decode (and prefill) tokens/s
+    DIFFUSION = "diffusion"  # seconds per image
+    IMAGES = "images"  # CNN images/s
+    TRAINING = "training"  # training tokens/s or images/s
+    SPEECH = "speech"  # real-time factor (Whisper)
+
+
+@dataclass(frozen=True)
+class SpeedRow:
+    """One card (or n of them) for a speed / time / serving answer; figures are throughput.Figure."""
+
+    gpu: GPU
+    count: int
+    fits: bool
+    price_usd: float | None = None
+    decode: Any = None  # Figure tokens/s, one stream
+    prefill: Any = None  # Figure tokens/s
+    seconds_per_image: Any = None  # Figure s/image
+    images_per_s: Any = None  # Figure images/s (CNN)
+    training: Any = None  # Figure training tokens/s (LLM) or images/s (CNN)
+    hours: Any = None  # Figure hours (time to train)
+    kwh: float | None = None  # energy of the run
+    electricity_cost: float | None = None  # in ``electricity_currency``
+    electricity_currency: str = "USD"
+    cloud_usd_per_hour: float | None = None  # per card
+    cloud_usd: float | None = None  # the whole run
+    cloud_date: str | None = None
+    serving: Any = None  # throughput.Serving
+    meets: bool | None = None  # meets the stated target (None: no target)
+    rtf: Any = None  # Figure real-time factor (speech; lower is faster)
+    offload: Any = None  # Figure tokens/s with the layers that do not fit in system RAM (llama.cpp)
+
+    def speed_json(self) -> dict[str, Any]:
+        lead = self.decode or self.images_per_s or self.training
+        if self.seconds_per_image is not None and lead is None:
+            s = self.seconds_per_image
+            lead_low, lead_high = (1 / s.high if s.high else None), (1 / s.low if s.low else None)
+            lead_basis = s.basis
+        else:
+            lead_low = lead.low if lead is not None else None
+            lead_high = lead.high if lead is not None else None
+            lead_basis = lead.basis if lead is not None else "modelled"
+
+        def r(f: Any, inv: bool = False) -> float | None:
+            if f is None or not f.value:
+                return None
+            return round(1.0 / f.value if inv else f.value, 3 if inv else 1)
+
+        return {
+            "decode_tokens_per_s": r(self.decode),
+            "prefill_tokens_per_s": r(self.prefill),
+            "images_per_s": r(self.seconds_per_image, inv=True)
+            if self.seconds_per_image is not None
+            else r(self.images_per_s),
+            "samples_per_s": r(self.images_per_s) if self.training is None else None,
+            "tokens_per_s_training": r(self.training)
+            if self.training is not None and self.training.unit == "tokens/s"
+            else None,
+            "concurrency": self.serving.concurrent_users if self.serving is not None else 1,
+            "basis": lead_basis,
+            "low": round(lead_low, 3) if lead_low is not None else None,
+            "high": round(lead_high, 3) if lead_high is not None else None,
+            "seconds_per_image": r(self.seconds_per_image),
+            "engine": (self.decode.engine if self.decode is not None else None),
+            "real_time_factor": round(self.rtf.value, 4) if self.rtf is not None else None,
+        }
+
+
+@dataclass(frozen=True)
+class SpeedResult:
+    """tokens/s, s/image or images/s of a model on the cards asked (or the cards meeting a target)."""
+
+    model: Model
+    kind: SpeedKind
+    precision: Precision
+    rows: tuple[SpeedRow, ...]
+    context: int = 0
+    steps: int | None = None
+    target_tokens_per_s: float | None = None
+    target_seconds_per_image: float | None = None
+    budget_usd: float | None = None
+    recommend: bool = False  # no card named: rows are the cards that meet the target, cheapest first
+    closest: SpeedRow | None = None  # nobody meets the target: the nearest within budget
+    assumptions: tuple[Assumption, ...] = ()
+
+
+@dataclass(frozen=True)
+class TimeResult:
+    """Time to train ``amount`` (tokens or images, epochs included) on each card set."""
+
+    model: Model
+    method: Method
+    precision: Precision
+    amount: float  # tokens (LLM) or images (CNN), all epochs
+    unit: str  # "tokens" | "images"
+    assumed: dict[str, Any]  # samples, sample_tokens, epochs, bytes_per_token, ...
+    rows: tuple[SpeedRow, ...]
+    kwh_price: float
+    kwh_currency: str
+    kwh_price_stated: bool
+    kwh_price_date: str
+    target_hours: float | None = None
+    budget_usd: float | None = None
+    recommend: bool = False
+    closest: SpeedRow | None = None
+    assumptions: tuple[Assumption, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServeResult:
+    """Users each card set serves at a context length, and their tokens/s (vLLM-style)."""
+
+    model: Model
+    precision: Precision
+    context: int
+    context_stated: bool
+    users: int | None  # asked for
+    rows: tuple[SpeedRow, ...]
+    budget_usd: float | None = None
+    recommend: bool = False
+    closest: SpeedRow | None = None
+    assumptions: tuple[Assumption, ...] = ()
+
+
 Result = (
     RentBuyResult
     | DealResult
@@ -441,4 +578,7 @@ Result = (
     | UnknownResult
     | AskBackResult
     | FailedResult
+    | SpeedResult
+    | TimeResult
+    | ServeResult
 )

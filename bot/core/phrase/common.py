@@ -93,6 +93,21 @@ def _cny(env: Env, usd: float) -> str:
 def price_label(env: Env, g: GPU, count: int = 1) -> str:
     if not g.price_usd:
         return t(env.lang, "price.none")
+    if g.price_cny and env.lang.is_zh:
+        # a price observed on the Chinese market: shown in 元 as it was seen, the dollars converted
+        return t(
+            env.lang,
+            "price.label_cny",
+            cny=fmt.money(g.price_cny * count, "CNY", env.lang),
+            usd=fmt.usd(g.price_usd * count, env.lang),
+            kind=t(env.lang, "price.kind_part", kind=enum_word(env, "price.kind", g.price_kind))
+            if g.price_kind and g.price_kind not in ("new", "street")
+            else "",
+            est=t(env.lang, "price.est")
+            if g.is_estimated("price_usd") or g.is_estimated("price_cny")
+            else "",
+            date=fmt.month(g.price_date, env.lang) if g.price_date else "?",
+        )
     total = g.price_usd * count
     kind = enum_word(env, "price.kind", g.price_kind) if g.price_kind and g.price_kind != "new" else ""
     return t(

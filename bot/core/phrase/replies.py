@@ -135,6 +135,18 @@ def fit(env: Env, r: FitResult) -> Phrased:
             details.append(t(L, "fit.largest_batch", which=which, seq=seq, mb=mbs, src=src))
         if it.measured_max_batch:
             basis.append(t(L, "basis.max_batch_lambda"))
+        if it.measured is not None:
+            mm = it.measured
+            details.append(
+                t(
+                    L,
+                    "fit.measured_published",
+                    group=mm.source_group,
+                    gb=gb(env, mm.measured_gb),
+                    kind=enum_word(env, "mkind", mm.kind),
+                )
+            )
+            basis.append(t(L, "info.source", name=mm.source_group, source=mm.source))
         if it.known_batch is not None:
             batch, prec, kb = it.known_batch
             details.append(t(L, "fit.known_batch", model=m.name, batch=f"{batch:g}", prec=prec, basis=kb))
@@ -521,6 +533,8 @@ def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
         lines.append(t(L, "info.rocm"))
     if g.legacy_cuda:
         lines.append(t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture))
+    if getattr(g, "modded", False):
+        lines.append(t(L, "info.modded", card=card_label(g)))
     if uncurated and "also lists" in (g.notes or ""):
         lines.append(t(L, "info.uncurated_pick", rest=(g.notes or "").split("; ", 1)[1]))
     est = sorted(g.estimated)

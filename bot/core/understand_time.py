@@ -1,0 +1,324 @@
+"""Read how fast / how long / how many users from a question (pure; no catalog).
+
+``read(text)`` returns :class:`TimeAsk`: the figures a speed, time-to-train or
+serving question states, and which kind of question it is. ``refine(q)``
+applies it to a parsed :class:`~bot.core.types.Query` (the parser's hook):
+it sets the speed intents and the Query fields appended for them.
+
+Phrasings it reads (English and Chinese):
+
+- speed: "tokens/s of mistral 7b on a 3060", "how fast", "seconds per image",
+  "每秒多少token", "速度"; targets: "at least 15 tokens/s", "20 tok/s",
+  "an image in under 5 seconds", "至少每秒15个token";
+- time: "how long to lora fine-tune ... on 10k samples of 1024 tokens",
+  "20k samples of 1,024 tokens, 2 epochs", "COCO for 100 epochs",
+  "1B tokens", "my 2 GB of text", "train in under a day", "多久", "2轮";
+- serving: "how many users can an L40S serve ... at 16k context", "30 users",
+  "多少用户", "并发";
+- electricity price: "0.30 €/kWh", "电价0.6元".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from bot.core.types import Intent, NoteCode, Query
+
+__all__ = ["TimeAsk", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
+
+# images in the training split of datasets people name (their papers / official pages)
+DATASETS = {
+    "coco": 118_287,  # COCO 2017 train
+    "imagenet": 1_281_167,  # ILSVRC-2012 train
+    "cifar-10": 50_000,
+    "cifar10": 50_000,
+    "cifar-100": 50_000,
+    "mnist": 60_000,
+}
+# bytes of UTF-8 text per token: ~4 for English with BPE tokenizers (OpenAI's rule of thumb);
+# an assumption the answer names
+BYTES_PER_TOKEN = 4.0
+
+_MULT = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "million": 1e6,
+    "mn": 1e6,
+    "b": 1e9,
+    "billion": 1e9,
+    "bn": 1e9,
+    "t": 1e12,
+    "万": 1e4,
+    "千": 1e3,
+    "亿": 1e8,
+}
+_NUM = r"((?<![\d.])\d+(?:,\d{3})*(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion|bn|t|万|千|亿)?"
+
+
+def _n(num: str, mult: str | None) -> float:
+    v = float(num.replace(",", ""))
+    return v * _MULT.get((mult or "").lower(), 1.0)
+
+
+@dataclass(frozen=True)
+class TimeAsk:
+    kind: str | None = None  # "speed" | "time" | "serve" | None
+    samples: int | None = None
+    sample_tokens: int | None = None
+    dataset_tokens: float | None = None
+    dataset_name: str | None = None
+    epochs: float | None = None
+    target_tokens_per_s: float | None = None
+    target_seconds_per_image: float | None = None
+    target_hours: float | None = None
+    users: int | None = None
+    context: int | None = None
+    kwh_price: float | None = None
+    kwh_currency: str | None = None
+    steps: int | None = None
+    weak_speed: bool = False  # "speed" / "速度" alone: a speed question only when a card is named too
+
+
+_WEAK_SPEED_RE = re.compile(r"\bspeed\b|\bthroughput\b|\breal[- ]time factor|\brtf\b|速度|吞吐|实时率", re.I)
+
+_RX = {
+    "samples": re.compile(
+        _NUM
+        + r"\s*(?:samples?|examples?|conversations?|chats?|rows?|pairs?|documents?|docs|instructions?|条(?:数据|样本)?|个样本|样本)",
+        re.I,
+    ),
+    "sample_tokens": re.compile(
+        r"(?:of|with|each|@|at|,)\s*(?:about|around|~)?\s*"
+        + r"((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*tokens?(?:\s*(?:each|per\s+(?:sample|example)))?"
+        r"|每条\s*((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*(?:个)?\s*token",
+        re.I,
+    ),
+    "dataset_tokens": re.compile(_NUM + r"\s*tokens?\b(?!\s*(?:/|per|each|a\s+second))", re.I),
+    "text_bytes": re.compile(
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(kb|mb|gb|tb|k|m|g|t)\s*(?:of\s+)?(?:text|data|corpus|文本|数据|语料)",
+        re.I,
+    ),
+    "epochs": re.compile(
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:epochs?|passes|轮|个\s*epoch)|(?:for|epochs?:?)\s*((?<![\d.])\d+(?:\.\d+)?)\s*epochs?",
+        re.I,
+    ),
+    "target_tps": re.compile(
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:tokens?|toks?|t)\s*(?:/|per\s*)\s*(?:s\b|sec|second)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*tps\b|每秒\s*(?:至少|最少|不低于|要|能有|能到)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
+        re.I,
+    ),
+    "target_img": re.compile(
+        r"(?:in\s+)?(?:under|below|less\s+than|within|<)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds?)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*(?:秒|s)\s*(?:以内|之内|内)?\s*(?:一张|出图|每张)",
+        re.I,
+    ),
+    "target_hours": re.compile(
+        r"(?:in\s+)?(?:under|below|less\s+than|within)\s*(?:a|one|((?<![\d.])\d+(?:\.\d+)?))\s*(hours?|h\b|days?|weeks?)"
+        r"|((?<![\d.])\d+(?:\.\d+)?)\s*(小时|天)\s*(?:以内|之内|内)",
+        re.I,
+    ),
+    "users": re.compile(
+        r"((?<![\d.])\d+(?:,\d{3})*)\s*(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|people|clients?|requests?|streams?|sessions?)"
+        r"|((?<![\d.])\d+(?:,\d{3})*)\s*(?:个)?\s*(?:用户|并发|人同时|路并发)|并发\s*((?<![\d.])\d+(?:,\d{3})*)",
+        re.I,
+    ),
+    "context": re.compile(
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(k)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx|上下文)|(?:context|上下文)\s*(?:of|=|:)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(k)?",
+        re.I,
+    ),
+    "kwh": re.compile(
+        r"((?<![\d.])\d+(?:\.\d+)?)\s*(€|eur|euros?|\$|usd|dollars?|元|rmb|cny|£|gbp)?\s*(?:/|per\s*)\s*kwh"
+        r"|(€|\$|£)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:/|per\s*)\s*kwh|电价\s*((?<![\d.])\d+(?:\.\d+)?)\s*(元)?",
+        re.I,
+    ),
+    "steps": re.compile(r"((?<!\d)\d{1,3})\s*(?:steps?|步)", re.I),
+}
+
+_SERVE_RE = re.compile(
+    r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bconcurrent\s+users"
+    r"|多少(?:个)?(?:用户|人|并发)|并发|同时服务|部署.*用户",
+    re.I,
+)
+_TIME_RE = re.compile(
+    r"\bhow\s+long\b|\bhow\s+many\s+(?:hours|days)|\btime\s+to\s+(?:train|fine-?tune)|\btraining\s+time"
+    r"|\btrain\s+in\s+under|多久|多长时间|几个小时|几天|多少小时|多少天|训练时间|耗时",
+    re.I,
+)
+_SPEED_RE = re.compile(
+    r"tokens?\s*(?:/|per)\s*(?:s\b|sec|second)|\btok/s|\bt/s\b|\btps\b|\bhow\s+fast\b"
+    r"|\bseconds?\s+(?:per|an?|each)\s+image|\bs/image|\bimages?\s*(?:/|per)\s*(?:s\b|sec|second|minute)|\bit/s"
+    r"|每秒|速度(?:多少|怎么样|如何)|多快|出图(?:要)?(?:几|多少)秒|一张图",
+    re.I,
+)
+
+
+def _float(m: re.Match[str] | None, *groups: int) -> float | None:
+    if m is None:
+        return None
+    for g in groups:
+        v = m.group(g)
+        if v:
+            return float(v.replace(",", ""))
+    return None
+
+
+def read(text: str) -> TimeAsk:
+    t = (text or "").replace("，", ",")
+    low = t.lower()
+    samples = None
+    name = None
+    if (m := _RX["samples"].search(t)) is not None:
+        samples = int(_n(m.group(1), m.group(2)))
+    for ds, count in DATASETS.items():
+        if re.search(rf"\b{re.escape(ds)}\b", low):
+            name = ds
+            if samples is None:
+                samples = count
+            break
+    sample_tokens = None
+    if samples is not None and (m := _RX["sample_tokens"].search(t)) is not None:
+        num, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        sample_tokens = int(_n(num, k))
+    dataset_tokens = None
+    if sample_tokens is None and (m := _RX["dataset_tokens"].search(t)) is not None and m.group(2):
+        dataset_tokens = _n(m.group(1), m.group(2))
+    if dataset_tokens is None and (m := _RX["text_bytes"].search(t)) is not None:
+        unit = m.group(2).lower()[0]
+        b = float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[unit]
+        dataset_tokens = b / BYTES_PER_TOKEN
+    epochs = _float(_RX["epochs"].search(t), 1, 2)
+    tps = _float(_RX["target_tps"].search(t), 1, 2, 3)
+    img = _float(_RX["target_img"].search(t), 1, 2)
+    hours = None
+    if (m := _RX["target_hours"].search(t)) is not None:
+        if m.group(2):
+            k = float(m.group(1)) if m.group(1) else 1.0
+            u = m.group(2).lower()
+            hours = k * (24.0 if u.startswith("day") else 168.0 if u.startswith("week") else 1.0)
+        elif m.group(3):
+            hours = float(m.group(3)) * (24.0 if m.group(4) == "天" else 1.0)
+    if hours is not None:
+        img = None  # "under a day" is not an image target
+    users = None
+    if (m := _RX["users"].search(t)) is not None:
+        v = m.group(1) or m.group(2) or m.group(3)
+        users = int(v.replace(",", "")) if v else None
+    context = None
+    if (m := _RX["context"].search(t)) is not None:
+        num, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if num:
+            context = int(float(num) * (1024 if k else 1))
+    kwh = cur = None
+    if (m := _RX["kwh"].search(t)) is not None:
+        if m.group(1):
+            kwh, cur = float(m.group(1)), m.group(2)
+        elif m.group(4):
+            kwh, cur = float(m.group(4)), m.group(3)
+        else:
+            kwh, cur = float(m.group(5)), "元"
+    steps = int(m.group(1)) if (m := _RX["steps"].search(t)) is not None else None
+
+    kind: str | None = None
+    if _SERVE_RE.search(t) or users is not None:
+        kind = "serve"
+    elif (
+        _TIME_RE.search(t)
+        or hours is not None
+        or ((samples is not None or dataset_tokens is not None) and re.search(r"train|tune|训练|微调", low))
+    ):
+        kind = "time"
+    elif _SPEED_RE.search(t) or tps is not None:
+        kind = "speed"
+    if img is not None and kind is None and re.search(r"image|图", low):
+        kind = "speed"
+    return TimeAsk(
+        kind=kind,
+        samples=samples,
+        sample_tokens=sample_tokens,
+        dataset_tokens=dataset_tokens,
+        dataset_name=name,
+        epochs=epochs,
+        target_tokens_per_s=tps,
+        target_seconds_per_image=img if kind == "speed" else None,
+        target_hours=hours,
+        users=users,
+        context=context,
+        kwh_price=kwh,
+        kwh_currency=_currency(cur),
+        steps=steps,
+        weak_speed=bool(_WEAK_SPEED_RE.search(t)),
+    )
+
+
+def _currency(sym: str | None) -> str | None:
+    if not sym:
+        return None
+    s = sym.lower()
+    if s in ("€", "eur", "euro", "euros"):
+        return "EUR"
+    if s in ("£", "gbp"):
+        return "GBP"
+    if s in ("元", "rmb", "cny"):
+        return "CNY"
+    return "USD"
+
+
+_KIND_INTENT = {"speed": "SPEED", "time": "TIME", "serve": "SERVE"}
+
+
+def refine(q: Query) -> Query:
+    """The parser's hook: the speed intents and the fields they read, on top of a parsed Query."""
+    if q.intent in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL) or q.needs_clarification:
+        return q
+    ask = read(q.text)
+    if ask.kind is None and ask.weak_speed and q.models and q.gpus:
+        ask = replace(ask, kind="speed")
+    if ask.kind is None:
+        return q
+    if not q.models and ask.kind != "time":
+        return q  # "how fast is a 4090" stays a card question
+    intent = Intent(_KIND_INTENT[ask.kind].lower())
+    targeted = ask.target_tokens_per_s or ask.target_seconds_per_image or ask.target_hours
+    if q.intent is Intent.RECOMMEND and not q.gpus and targeted:
+        intent = Intent.RECOMMEND  # "what do I need for 20 tokens/s": a recommendation, ranked by the target
+    budget, notes, seq = q.budget_usd, q.notes, q.seq_len
+    stated = {ask.samples, ask.users, ask.target_tokens_per_s, ask.kwh_price, ask.steps}
+    if budget is not None and (budget < 50 or budget in stated or _money_is_kwh(q, ask)):
+        # "10k samples" / "0.30 €/kWh" read as a budget by the general parser: not one
+        budget = None
+        notes = tuple(n for n in notes if n.code not in (NoteCode.BUDGET_CONVERTED, NoteCode.BUDGET_NO_RATE))
+    if seq is not None and seq in {ask.target_tokens_per_s, ask.users}:
+        seq = None  # "20 tokens per second" is not a sequence length
+    if seq is None and ask.sample_tokens:
+        seq = ask.sample_tokens
+    return replace(
+        q,
+        intent=intent,
+        budget_usd=budget,
+        notes=notes,
+        seq_len=seq,
+        samples=ask.samples,
+        sample_tokens=ask.sample_tokens,
+        dataset_tokens=ask.dataset_tokens,
+        dataset_name=ask.dataset_name,
+        epochs=ask.epochs,
+        target_tokens_per_s=ask.target_tokens_per_s,
+        target_seconds_per_image=ask.target_seconds_per_image,
+        target_hours=ask.target_hours,
+        users=ask.users,
+        context_tokens=ask.context,
+        kwh_price=ask.kwh_price,
+        kwh_currency=ask.kwh_currency,
+        steps=ask.steps,
+    )
+
+
+def _money_is_kwh(q: Query, ask: TimeAsk) -> bool:
+    if ask.kwh_price is None:
+        return False
+    for n in q.notes:
+        if n.code is NoteCode.BUDGET_CONVERTED and n.values.get("amount") == ask.kwh_price:
+            return True
+    return False
