@@ -13,6 +13,10 @@ Variables (all optional except ``DISCORD_TOKEN`` for ``python -m bot run``):
 ``KNOWLEDGE_DIR``        directory with gpus.yaml / models.yaml / benchmarks/
 ``LOG_LEVEL``            DEBUG, INFO (default), WARNING, ERROR
 ``SHARD_COUNT``          run an AutoShardedBot with this many shards
+``SHARD_IDS``            comma-separated shard ids this process runs (needs SHARD_COUNT), e.g. ``0,1``:
+                         several processes share one PostgreSQL (DATABASE_URL), each some shards
+``MESSAGE_CONTENT_INTENT`` ``1`` to ask Discord for the privileged Message Content intent even
+                         without ASK_CHANNEL_IDS (so ask-channels set with ``/gpu-setup`` work)
 ``DISCORD_API_BASE``     REST base URL, e.g. ``http://proxy:8080/api/v10``
 ``DISCORD_GATEWAY_URL``  gateway websocket URL, e.g. ``ws://proxy:8081/``
 ``COOLDOWN_PER_10S``     questions one user may ask per 10 s (default 5; 0 = off).
@@ -89,6 +93,8 @@ class Bounds:
     reply_deadline_s: float = 180.0
     reply_backoff_s: float = 0.5
     reply_backoff_max_s: float = 15.0
+    # database operations of the bot at once (below the connection pool's 5), short questions first
+    store_slots: int = 4
     # discord.py's message cache (messages kept for edit/delete events)
     discord_message_cache: int = 1_000
     # the core's name index: "did you mean" candidate pools kept
@@ -113,13 +119,15 @@ class Settings:
     data_dir: Path = Path("data")
     database_url: str | None = None  # holds a password: never in repr
     bounds: Bounds = BOUNDS
+    shard_ids: tuple[int, ...] | None = None  # SHARD_IDS: the shards this process runs
+    message_content: bool = False  # MESSAGE_CONTENT_INTENT
 
     def __repr__(self) -> str:  # never show the token
         token = "set" if self.token else "unset"
         return (
             f"Settings(token=<{token}>, ask_channel_ids={sorted(self.ask_channel_ids)}, "
             f"dev_guild_id={self.dev_guild_id}, knowledge_dir={self.knowledge_dir}, "
-            f"log_level={self.log_level!r}, shard_count={self.shard_count}, "
+            f"log_level={self.log_level!r}, shard_count={self.shard_count}, shard_ids={self.shard_ids}, "
             f"discord_api_base={self.discord_api_base!r}, discord_gateway_url={self.discord_gateway_url!r}, "
             f"cooldown_per_10s={self.cooldown_per_10s}, context_ttl_s={self.context_ttl_s})"
         )
@@ -129,7 +137,7 @@ class Settings:
     @property
     def needs_message_content(self) -> bool:
         """The privileged intent is only needed to read ask-channel messages."""
-        return bool(self.ask_channel_ids)
+        return bool(self.ask_channel_ids) or self.message_content
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -197,6 +205,10 @@ class Settings:
         dev_guild_id = int_value("DEV_GUILD_ID", minimum=1)
         shard_count = int_value("SHARD_COUNT", minimum=1)
         data_dir, database_url = _storage_settings(environ, errors)
+        shard_ids = _shard_ids(environ, shard_count, errors)
+        raw_mc = (_clean(environ, "MESSAGE_CONTENT_INTENT") or "0").lower()
+        if raw_mc not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+            errors.append(f"MESSAGE_CONTENT_INTENT must be 1 or 0, got {raw_mc!r}")
         if errors:
             raise ConfigError(tuple(errors))
         return cls(
@@ -212,6 +224,8 @@ class Settings:
             context_ttl_s=ttl,
             data_dir=data_dir,
             database_url=database_url,
+            shard_ids=shard_ids,
+            message_content=raw_mc in ("1", "true", "yes", "on"),
         )
 
 
@@ -237,3 +251,31 @@ def _storage_settings(environ: Mapping[str, str], errors: list[str]) -> tuple[Pa
         )
         url = None
     return data_dir, url
+
+
+def _shard_ids(
+    environ: Mapping[str, str], shard_count: int | None, errors: list[str]
+) -> tuple[int, ...] | None:
+    """``SHARD_IDS``: distinct ids in 0..SHARD_COUNT-1 (SHARD_COUNT is required with it)."""
+    raw = _clean(environ, "SHARD_IDS")
+    if raw is None:
+        return None
+    ids: list[int] = []
+    for part in raw.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            errors.append(f"SHARD_IDS must be comma-separated shard numbers, got {part[:20]!r}")
+            return None
+        ids.append(int(part))
+    if not ids:
+        return None
+    if shard_count is None:
+        errors.append("SHARD_IDS needs SHARD_COUNT (the total number of shards of the bot)")
+        return None
+    bad = [i for i in ids if i >= shard_count]
+    if bad:
+        errors.append(f"SHARD_IDS must be below SHARD_COUNT ({shard_count}), got {bad[0]}")
+        return None
+    return tuple(sorted(set(ids)))

@@ -44,6 +44,8 @@ __all__ = [
     "parse_rig",
     "refers_to_rig",
     "with_rig",
+    "query_on_rig",
+    "may_refer_to_rig",
 ]
 
 #: Limits of a believable rig (a 64-card box is already a cluster node).
@@ -265,6 +267,15 @@ def parse_rig(text: str, *, catalog: Any = None) -> Rig | None:
     return Rig(gid, count, ram, budget)
 
 
+def may_refer_to_rig(text: str) -> bool:
+    """A cheap first test (two patterns, no name index) for :func:`refers_to_rig`: False means
+    the question cannot mean the user's rig, so a surface need not even look the rig up."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    norm = normalize(text[:500])
+    return bool(_REFERS_RE.search(norm) or _CAN_I_RE.search(norm))
+
+
 def refers_to_rig(text: str, *, catalog: Any = None) -> bool:
     """Whether a question means the user's own rig: "my rig", "my card", or "can I run X"
     with no card named. A question that names a card is about that card."""
@@ -289,3 +300,24 @@ def with_rig(query: Query, rig: Rig) -> Query:
         return query
     intent = Intent.FIT if query.intent in (Intent.UNKNOWN, Intent.FIT) and query.models else query.intent
     return replace(query, intent=intent, gpus=(rig.gpu,), num_gpus=rig.count, gpu_counts=())
+
+
+def query_on_rig(
+    text: str, rig: Rig, context: Any = None, *, catalog: Any = None, name: str | None = None
+) -> Query | None:
+    """The question ``text`` parsed and answered on ``rig`` (:func:`with_rig`), with a
+    ``NoteCode.RIG_USED`` note (gpu, name, count) saying so; None when the rig changes nothing
+    (the question names a card, or is a recommendation that keeps its own budget)."""
+    from bot.core import language
+    from bot.core.parsing import parse
+    from bot.core.types import NoteCode, note
+
+    matcher = get_matcher(catalog)
+    q = parse(language.to_simplified(text), matcher.catalog, context)
+    if q.text != text:
+        q = replace(q, text=text)
+    on_rig = with_rig(q, rig)
+    if on_rig == q:
+        return None
+    used = note(NoteCode.RIG_USED, gpu=rig.gpu, name=name or rig.gpu, count=rig.count)
+    return replace(on_rig, notes=(*on_rig.notes, used))

@@ -80,6 +80,7 @@ class NoteCode(StrEnum):
     VLLM_RESERVE = "vllm_reserve"  # fraction, usable_gb: vLLM's gpu_memory_utilization
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
+    RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import logging
 import re
 import signal
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from bot.config import Settings
 
@@ -143,7 +143,7 @@ def run(settings: Settings, *, stderr: TextIO | None = None) -> int:
 
     apply_endpoints(settings)
     try:
-        return asyncio.run(_serve(settings, advisor))
+        return asyncio.run(_serve(settings, advisor, err))
     except KeyboardInterrupt:
         return EXIT_OK
     except discord.LoginFailure:
@@ -174,10 +174,27 @@ def run(settings: Settings, *, stderr: TextIO | None = None) -> int:
         return EXIT_FAILED
 
 
-async def _serve(settings: Settings, advisor: Advisor) -> int:
+async def _serve(settings: Settings, advisor: Advisor, err: TextIO | None = None) -> int:
+    from bot.storage import StoreUnavailable, open_store, redact
+
     from .client import create_client
 
-    client = create_client(settings, advisor=advisor)
+    # saved state (server setup, rigs, conversations, pending choices): DATA_DIR or DATABASE_URL
+    try:
+        store = await open_store(settings)
+    except StoreUnavailable as exc:
+        print(f"error: {exc}", file=err or sys.stderr)
+        return EXIT_CONFIG
+    advisor.store = store
+    advisor.guild_settings.store = store
+    log.info("saved state in %s (%s)", redact(store.url), store.backend)
+    try:
+        return await _connect(settings, advisor, create_client(settings, advisor=advisor))
+    finally:
+        await store.close()
+
+
+async def _connect(settings: Settings, advisor: Advisor, client: Any) -> int:
     loop = asyncio.get_running_loop()
     stopping = False
 

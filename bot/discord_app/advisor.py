@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 import discord
@@ -47,6 +47,10 @@ from bot.core.types import Answer, Choice, Context, Intent, Lang, Query
 from .chart import CHART_FILENAME, render_chart
 from .context_store import CompactChoices, ContextStore, Cooldown, Notices
 from .embeds import build_embed, plain_text, truncate, wants_chart
+
+if TYPE_CHECKING:
+    from bot.core.rig import Rig
+    from bot.storage import GuildSettings, Store
 
 __all__ = [
     "APOLOGY",
@@ -63,6 +67,7 @@ __all__ = [
     "Rate",
     "RateDecision",
     "Reply",
+    "StoreGate",
     "deliver",
     "rate_notice",
 ]
@@ -201,6 +206,57 @@ class AnswerPool:
         self._dispatch(loop)
 
 
+class StoreGate:
+    """At most ``slots`` database operations at once, the waiting ones ordered like the
+    :class:`AnswerPool` (arrival + a delay per 1,000 characters of their question): when a
+    flood of long questions is reading and writing its saved state, a short question's read
+    goes first instead of queueing behind all of theirs in the connection pool."""
+
+    def __init__(
+        self,
+        slots: int = 4,
+        *,
+        delay_per_1000_chars_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.slots = max(1, slots)
+        self.delay_per_char = delay_per_1000_chars_s / 1000.0
+        self._clock = clock
+        self._busy = 0
+        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._heap)
+
+    async def run(self, op: Callable[[], Awaitable[T]], *, cost_chars: int = 0) -> T:
+        if self._busy < self.slots and not self._heap:
+            self._busy += 1
+        else:
+            turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            key = self._clock() + self.delay_per_char * max(0, cost_chars)
+            heapq.heappush(self._heap, (key, next(self._seq), turn))
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # the slot was handed to us just as we were cancelled
+                raise
+        try:
+            return await op()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._heap:
+            _, _, turn = heapq.heappop(self._heap)
+            if not turn.done():
+                turn.set_result(None)  # the slot passes to the next in line
+                return
+        self._busy -= 1
+
+
 # -- sending with retries ------------------------------------------------------------
 
 
@@ -333,9 +389,19 @@ class Advisor:
         cooldown: Cooldown | None = None,
         catalog: Any = None,
         clock: Callable[[], float] = time.monotonic,
+        store: Store | None = None,
     ) -> None:
+        from .persist import GuildSettingsCache
+
         self.settings = settings
         b = self.bounds = settings.bounds
+        # saved state (bot.storage): contexts, pending choices, rigs, server settings.
+        # None (unit tests) or unavailable (database away): the in-memory stores below answer.
+        self.store = store
+        self.guild_settings = GuildSettingsCache(store, clock=clock)
+        self.store_gate = StoreGate(
+            b.store_slots, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
+        )
         self._answer = answer_fn or _default_answer_fn()
         self.contexts = contexts or ContextStore(
             ttl=settings.context_ttl_s, max_bytes=b.context_bytes, clock=clock
@@ -420,21 +486,164 @@ class Advisor:
     ) -> Answer:
         """:meth:`ask` with answer() in the worker pool (time-limited); the stores are only
         touched here, on the event loop. Raises AnswerTimeout or PoolBusy."""
+        result = await self.ask_or_rig(
+            question, channel_id=channel_id, user_id=user_id, use_context=use_context, locale=locale
+        )
+        assert isinstance(result, Answer)
+        return result
+
+    async def ask_or_rig(
+        self,
+        question: str | Query,
+        *,
+        channel_id: int,
+        user_id: int,
+        use_context: bool = True,
+        locale: Lang | None = None,
+        rig_statements: bool = False,
+    ) -> Answer | Rig:
+        """:meth:`ask_async`, plus the saved rig: a question that means it ("can I run X?",
+        "my card") is answered on it (``NoteCode.RIG_USED`` says so), and with
+        ``rig_statements`` a message that states a rig ("my rig is 2x 3090") returns that
+        :class:`~bot.core.rig.Rig` instead of an answer (the surface offers to save it).
+        Every reading of the text runs in the worker pool, never on the event loop."""
         if isinstance(question, str):
             question = clip_question(question)
-        context = self.contexts.get(channel_id, user_id) if use_context else None
         catalog = self.catalog
         answer_fn = self._answer
         q = question
         cost = len(q) if isinstance(q, str) else 50
-        result = await self.pool.run(
-            lambda: answer_fn(q, context, catalog=catalog, locale=locale),
-            cost_chars=cost,
-            time_limit=self.bounds.answer_time_limit_s,
-        )
-        if isinstance(result.context, Context):
-            self.contexts.put(channel_id, user_id, result.context)
+        with_store = self.store is not None and isinstance(q, str)
+        # the rig is read only for a question that may mean it (decided for sure in the pool)
+        rig: Rig | None = None
+        context: Context | None = None
+        if self.store is None:
+            context = self.contexts.get(channel_id, user_id) if use_context else None
+        else:
+            from bot.core.rig import may_refer_to_rig
+
+            store = self.store
+            wants_rig = isinstance(q, str) and may_refer_to_rig(q)  # two patterns: cheap on the loop
+
+            async def reads() -> tuple[Context | None, Rig | None]:
+                ctx = await self.load_context(channel_id, user_id) if use_context else None
+                return ctx, (await store.get_rig(user_id) if wants_rig else None)
+
+            context, rig = await self.store_gate.run(reads, cost_chars=cost)
+        rig_name = self.name_of("gpu", rig.gpu) if rig is not None else ""
+        statements = rig_statements and with_store
+
+        def job() -> Answer | Rig:
+            if isinstance(q, str):
+                from bot.core import rig as rigs
+
+                if statements:
+                    said = rigs.parse_rig(q, catalog=catalog)
+                    if said is not None:
+                        return said
+                if rig is not None and rigs.refers_to_rig(q, catalog=catalog):
+                    typed = rigs.query_on_rig(q, rig, context, catalog=catalog, name=rig_name)
+                    if typed is not None:
+                        from bot.core import language
+
+                        conv = context.language if context is not None else None
+                        lang = language.detect(q, conversation=conv, locale=locale)
+                        return answer_fn(typed, context, catalog=catalog, lang=lang)
+            return answer_fn(q, context, catalog=catalog, locale=locale)
+
+        result = await self.pool.run(job, cost_chars=cost, time_limit=self.bounds.answer_time_limit_s)
+        if isinstance(result, Answer) and isinstance(result.context, Context):
+            saved = result.context
+            await self.store_gate.run(lambda: self.save_context(channel_id, user_id, saved), cost_chars=cost)
         return result
+
+    # -- saved state (the store, with the in-memory stores as the fallback) ---------
+
+    def _store_up(self) -> bool:
+        return self.store is not None and self.store.available
+
+    async def load_context(self, channel_id: int, user_id: int) -> Context | None:
+        """The follow-up context: from the store (shared by every process, survives a restart),
+        or from memory while the database is away."""
+        if self.store is not None and self.settings.context_ttl_s > 0:
+            found = await self.store.get_context(channel_id, user_id)
+            if self.store.available:
+                return found
+        return self.contexts.get(channel_id, user_id)
+
+    async def save_context(self, channel_id: int, user_id: int, context: Context) -> None:
+        self.contexts.put(channel_id, user_id, context)  # bounded; answers while the database is away
+        if self.store is not None and self.settings.context_ttl_s > 0:
+            await self.store.put_context(channel_id, user_id, context, ttl_s=self.settings.context_ttl_s)
+
+    async def settings_for(self, guild_id: int | None) -> GuildSettings | None:
+        """The server's /gpu-setup (None in DMs, when never set up, or when the database is away)."""
+        if guild_id is None:
+            return None
+        return await self.guild_settings.get(guild_id)
+
+    async def guild_lang(self, guild_id: int | None) -> Lang | None:
+        from bot.core.language import parse_lang
+
+        gs = await self.settings_for(guild_id)
+        return parse_lang(gs.language) if gs is not None and gs.language else None
+
+    async def lang_for_interaction(self, interaction: discord.Interaction) -> Lang:
+        """The user's Discord locale when it is one we speak other than English, else the
+        server's default language, else English."""
+        own = interaction_lang(interaction)
+        if own is not None and own is not Lang.EN:
+            return own
+        return await self.guild_lang(getattr(interaction, "guild_id", None)) or own or Lang.EN
+
+    async def save_rig_from_button(self, interaction: discord.Interaction, user_id: int, rig: Rig) -> None:
+        """The "save this rig" button: only its owner may press it."""
+        lang = await self.lang_for_interaction(interaction)
+        if interaction.user.id != user_id:
+            await self.notify(interaction, t(lang, "rig.not_yours"))
+            return
+        ok = self.store is not None and await self.store.put_rig(user_id, rig)
+        text = t(lang, "rig.saved", rig=self.rig_text(rig, lang)) if ok else t(lang, "rig.store_down")
+        if ok and not interaction.response.is_done():
+            await interaction.response.edit_message(content=text, view=None, allowed_mentions=NO_MENTIONS)
+        else:
+            await self.notify(interaction, text)
+
+    def rig_text(self, rig: Rig, lang: Lang) -> str:
+        """ "2x RTX 3090, 64 GB RAM, budget $1,500" in ``lang``."""
+        name = self.name_of("gpu", rig.gpu)
+        parts = [t(lang, "rig.cards", count=rig.count, name=name) if rig.count > 1 else name]
+        if rig.ram_gb is not None:
+            parts.append(t(lang, "rig.ram", gb=f"{rig.ram_gb:g}"))
+        if rig.budget_usd is not None:
+            parts.append(t(lang, "rig.budget", usd=f"{rig.budget_usd:,.0f}"))
+        return t(lang, "sep.list").join(parts)
+
+    async def may_use(self, guild_id: int | None, member: Any) -> bool:
+        """Whether ``member`` may use the bot in this server: everyone, unless /gpu-setup named
+        a role (members with Manage Server always may)."""
+        gs = await self.settings_for(guild_id)
+        if gs is None or gs.allowed_role_id is None:
+            return True
+        perms = getattr(member, "guild_permissions", None)
+        if perms is not None and (perms.manage_guild or perms.administrator):
+            return True
+        rid = gs.allowed_role_id
+        raw = getattr(member, "_roles", None)
+        if raw is not None and rid in raw:
+            return True
+        return any(getattr(r, "id", None) == rid for r in getattr(member, "roles", None) or ())
+
+    async def role_notice(self, guild_id: int | None, lang: Lang) -> str:
+        gs = await self.settings_for(guild_id)
+        role = f"<@&{gs.allowed_role_id}>" if gs is not None and gs.allowed_role_id else "?"
+        return t(lang, "setup.role_required", role=role)
+
+    def rig_confirmation(self, user_id: int, rig: Rig, lang: Lang) -> tuple[str, discord.ui.View | None]:
+        """The "save this as your rig?" message and its (persistent) button."""
+        from .persist import rig_view
+
+        return t(lang, "rig.confirm", rig=self.rig_text(rig, lang)), rig_view(user_id, rig, lang)
 
     # -- cooldown -------------------------------------------------------------------
 
@@ -495,13 +704,35 @@ class Advisor:
             log.exception("chart rendering failed")
             return None
 
+    async def persistent_view_for(self, answer: Answer) -> discord.ui.View | None:
+        """Ask-back buttons that survive a restart (choices stored under an id in the
+        custom ids); the in-memory :meth:`view_for` while the database is away."""
+        if not answer.choices:
+            return None
+        if self._store_up():
+            from .persist import MAX_BUTTONS, choices_view
+
+            assert self.store is not None
+            kept = tuple(answer.choices[:MAX_BUTTONS])
+            store = self.store
+            cid = await self.store_gate.run(
+                lambda: store.put_choices(
+                    answer.query.text, kept, ttl_s=max(self.settings.context_ttl_s, 60.0)
+                ),
+                cost_chars=len(answer.query.text),
+            )
+            if cid is not None:
+                return choices_view(cid, kept)
+        return self.view_for(answer)
+
     async def reply_for(self, answer: Answer, *, embeds: bool = True, files: bool = True) -> Reply:
         embed = build_embed(answer, self.name_of) if embeds else None
         content = None if embeds else plain_text(answer)
         chart = await self.chart_for(answer) if files else None
         if chart is not None and embed is not None:
             embed.set_image(url=f"attachment://{CHART_FILENAME}")
-        return Reply(embed=embed, content=content, view=self.view_for(answer), chart=chart)
+        view = await self.persistent_view_for(answer)
+        return Reply(embed=embed, content=content, view=view, chart=chart)
 
     async def message_kwargs(
         self, answer: Answer, *, embeds: bool = True, files: bool = True
@@ -542,13 +773,26 @@ class Advisor:
             await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
 
     async def answer_interaction(
-        self, interaction: discord.Interaction, question: str | Query, *, use_context: bool = True
+        self,
+        interaction: discord.Interaction,
+        question: str | Query,
+        *,
+        use_context: bool = True,
+        extra_key: str | None = None,
     ) -> None:
-        lang = interaction_lang(interaction) or Lang.EN
+        """Answer a slash command or a button. ``extra_key``: a catalog message added as the
+        answer's last detail line (``/gpu help`` names ``/gpu-setup`` this way)."""
+        locale = await self.lang_for_interaction(interaction)
+        lang = locale
         if isinstance(question, str):
             from bot.core.language import detect
 
             lang = detect(question, locale=lang)
+        if not await self.may_use(getattr(interaction, "guild_id", None), interaction.user):
+            await self.notify(
+                interaction, await self.role_notice(getattr(interaction, "guild_id", None), lang)
+            )
+            return
         decision = self.rate(interaction.user.id)
         if decision.rate is not Rate.ALLOWED:
             # ephemeral, seen only by them: every limited command is told, never silence
@@ -556,12 +800,13 @@ class Advisor:
             return
         channel_id = interaction.channel_id or interaction.user.id
         job = asyncio.ensure_future(
-            self.ask_async(
+            self.ask_or_rig(
                 question,
                 channel_id=channel_id,
                 user_id=interaction.user.id,
                 use_context=use_context,
-                locale=interaction_lang(interaction),
+                locale=locale,
+                rig_statements=isinstance(question, str),
             )
         )
         charted = isinstance(question, Query) and question.intent in (Intent.RECOMMEND, Intent.COMPARE)
@@ -579,6 +824,24 @@ class Advisor:
         except PoolBusy:
             await self.notify(interaction, t(lang, "discord.busy"))
             return
+        if not isinstance(result, Answer):  # "my rig is ...": offer to save it, to them only
+            text, view = self.rig_confirmation(interaction.user.id, result, lang)
+            kwargs: dict[str, Any] = {"allowed_mentions": NO_MENTIONS, "ephemeral": True}
+            if view is not None:
+                kwargs["view"] = view
+            if interaction.response.is_done():
+                await deliver(
+                    lambda: interaction.followup.send(text, wait=True, **kwargs),
+                    bounds=self.bounds,
+                    what=f"rig confirmation for interaction {getattr(interaction, 'id', '?')}",
+                )
+            else:
+                await interaction.response.send_message(text, **kwargs)
+            return
+        if extra_key is not None:
+            from dataclasses import replace as _replace
+
+            result = _replace(result, details=(*result.details, t(result.language, extra_key)))
         await self.respond(interaction, result)
 
 

@@ -21,6 +21,8 @@ from bot.core.types import Lang
 from .advisor import NO_MENTIONS, Advisor, interaction_lang
 from .commands import GpuGroup
 from .listeners import handle_delete, handle_edit, handle_message
+from .persist import DYNAMIC_ITEMS
+from .setup import SetupGroup
 from .translator import CatalogTranslator
 
 __all__ = [
@@ -190,10 +192,13 @@ class _AdvisorMixin:
         self.advisor = advisor or Advisor(settings)
         self.tree = AdvisorTree(self)  # type: ignore[arg-type]
         self.tree.add_command(GpuGroup(self.advisor))
+        self.tree.add_command(SetupGroup(self.advisor))
         self._translator = CatalogTranslator()
         self.synced: bool | None = None  # None: not checked yet
 
     async def setup_hook(self) -> None:
+        # persistent buttons: a press is answered from its custom id, whichever process sent it
+        self.add_dynamic_items(*DYNAMIC_ITEMS)  # type: ignore[attr-defined]
         await self.tree.set_translator(self._translator)
         await self.sync_commands()
 
@@ -269,9 +274,15 @@ class ShardedAdvisorClient(_AdvisorMixin, discord.AutoShardedClient):
             allowed_mentions=NO_MENTIONS,
             max_messages=settings.bounds.discord_message_cache,
             shard_count=settings.shard_count,
+            **_shard_options(settings),
             **options,
         )
         self._init_advisor(settings, advisor)
+
+
+def _shard_options(settings: Settings) -> dict[str, Any]:
+    """``shard_ids`` for SHARD_IDS (this process runs only those shards of SHARD_COUNT)."""
+    return {"shard_ids": list(settings.shard_ids)} if settings.shard_ids else {}
 
 
 def create_client(settings: Settings, *, advisor: Advisor | None = None) -> discord.Client:

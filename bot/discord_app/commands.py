@@ -15,6 +15,8 @@ import discord
 from discord import app_commands
 
 from bot.core.phrase.catalog import t
+from bot.core.rig import MAX_COUNT as MAX_RIG_COUNT
+from bot.core.rig import MAX_RAM_GB, RigProblem, RigProblemCode, build_rig
 from bot.core.types import Intent, Lang, Method, Precision, Query, Task
 
 from .advisor import Advisor, interaction_lang, truncate
@@ -312,7 +314,107 @@ class GpuGroup(
     @app_commands.choices(topic=[Choice(name="memory formulas", value="memory")])
     async def help_(self, interaction: discord.Interaction, topic: Choice[str] | None = None) -> None:
         text = "/gpu help memory" if topic is not None and topic.value == "memory" else "/gpu help"
-        await self._run(interaction, Query(intent=Intent.HELP, text=text))
+        extra = None if topic is not None else "help.discord_setup"
+        await self.advisor.answer_interaction(
+            interaction, Query(intent=Intent.HELP, text=text), use_context=False, extra_key=extra
+        )
+
+    # -- saved rig ------------------------------------------------------------------
+
+    rig = app_commands.Group(
+        name="rig", description="Your saved rig, used when you ask “can I run X?” or say “my card”."
+    )
+
+    @rig.command(name="set", description="Save your rig: the card, how many, RAM and budget.")
+    @app_commands.describe(
+        gpu="Your graphics card (start typing to search).",
+        count="How many of these cards (default 1).",
+        ram_gb="System RAM in GB (optional).",
+        budget="Your budget in US dollars for an upgrade (optional).",
+    )
+    async def rig_set(
+        self,
+        interaction: discord.Interaction,
+        gpu: str,
+        count: app_commands.Range[int, 1, MAX_RIG_COUNT] = 1,
+        ram_gb: app_commands.Range[float, 0.5, MAX_RAM_GB] | None = None,
+        budget: app_commands.Range[int, 1, 10_000_000] | None = None,
+    ) -> None:
+        lang = await self.advisor.lang_for_interaction(interaction)
+        if not await self._rig_store_up(interaction, lang):
+            return
+        made = build_rig(
+            gpu,
+            count,
+            None if ram_gb is None else float(ram_gb),
+            None if budget is None else float(budget),
+            catalog=self.advisor.catalog,
+        )
+        if isinstance(made, RigProblem):
+            await self.advisor.notify(interaction, await self._rig_problem(interaction, made, lang))
+            return
+        assert self.advisor.store is not None
+        if not await self.advisor.store.put_rig(interaction.user.id, made):
+            await self.advisor.notify(interaction, t(lang, "rig.store_down"))
+            return
+        await self.advisor.notify(interaction, t(lang, "rig.saved", rig=self.advisor.rig_text(made, lang)))
+
+    @rig.command(name="show", description="Show your saved rig.")
+    async def rig_show(self, interaction: discord.Interaction) -> None:
+        lang = await self.advisor.lang_for_interaction(interaction)
+        if not await self._rig_store_up(interaction, lang):
+            return
+        assert self.advisor.store is not None
+        saved = await self.advisor.store.get_rig(interaction.user.id)
+        if not self.advisor.store.available:
+            await self.advisor.notify(interaction, t(lang, "rig.store_down"))
+        elif saved is None:
+            await self.advisor.notify(interaction, t(lang, "rig.none"))
+        else:
+            await self.advisor.notify(
+                interaction, t(lang, "rig.show", rig=self.advisor.rig_text(saved, lang))
+            )
+
+    @rig.command(name="clear", description="Delete your rig and everything else I keep about you.")
+    async def rig_clear(self, interaction: discord.Interaction) -> None:
+        lang = await self.advisor.lang_for_interaction(interaction)
+        if not await self._rig_store_up(interaction, lang):
+            return
+        assert self.advisor.store is not None
+        if not await self.advisor.store.clear_user(interaction.user.id):
+            await self.advisor.notify(interaction, t(lang, "rig.store_down"))
+            return
+        self.advisor.contexts.drop_user(interaction.user.id)
+        await self.advisor.notify(interaction, t(lang, "rig.cleared"))
+
+    async def _rig_store_up(self, interaction: discord.Interaction, lang: Lang) -> bool:
+        store = self.advisor.store
+        if store is None or not store.available:
+            await self.advisor.notify(interaction, t(lang, "rig.store_down"))
+            return False
+        return True
+
+    async def _rig_problem(self, interaction: discord.Interaction, problem: RigProblem, lang: Lang) -> str:
+        code = problem.code
+        if code is RigProblemCode.UNKNOWN_GPU:
+            text = t(
+                lang,
+                "discord.unknown_name",
+                kind=t(lang, "discord.kind.gpu"),
+                value=truncate(problem.value, 80),
+                option="gpu",
+            )
+            names = [self.advisor.name_of("gpu", g) for g in problem.suggestions]
+            if names:
+                text += t(
+                    lang, "discord.did_you_mean", names=t(lang, "sep.list").join(f"**{n}**" for n in names)
+                )
+            return text + t(lang, "discord.pick_from_list", hint=LIST_HINT["gpu"])
+        if code is RigProblemCode.BAD_COUNT:
+            return t(lang, "rig.bad_count", max=MAX_RIG_COUNT, value=truncate(problem.value, 40))
+        if code is RigProblemCode.BAD_RAM:
+            return t(lang, "rig.bad_ram", max=f"{MAX_RAM_GB:g}", value=truncate(problem.value, 40))
+        return t(lang, "rig.bad_budget", max="10,000,000", value=truncate(problem.value, 40))
 
     # -- autocomplete ---------------------------------------------------------------
 
@@ -323,6 +425,7 @@ class GpuGroup(
         return await _complete(self.advisor.matcher, current, "model")
 
     @fit.autocomplete("gpu")
+    @rig_set.autocomplete("gpu")
     @compare.autocomplete("first")
     @compare.autocomplete("second")
     async def _gpu_autocomplete(self, interaction: discord.Interaction, current: str) -> list[Choice[str]]:

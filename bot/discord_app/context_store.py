@@ -185,6 +185,13 @@ class ContextStore:
             return
         self._data[(channel_id, user_id)] = entry
 
+    def drop_user(self, user_id: int) -> int:
+        """Forget every context of ``user_id`` (``/gpu rig clear``); how many were dropped."""
+        keys = [k for k in list(self._data.keys()) if k[1] == user_id]
+        for k in keys:
+            self._data.pop(k, None)
+        return len(keys)
+
 
 class Cooldown:
     """At most ``rate`` questions per ``per`` seconds per user (sliding window).

@@ -23,7 +23,7 @@ import discord
 
 from bot.core.language import detect
 from bot.core.phrase.catalog import t
-from bot.core.types import Lang
+from bot.core.types import Answer, Lang
 
 from .advisor import (
     NO_MENTIONS,
@@ -48,9 +48,14 @@ def _mention_pattern(user_id: int) -> re.Pattern[str]:
 
 
 def extract_question(
-    message: discord.Message, me: discord.abc.User | None, ask_channel_ids: frozenset[int]
+    message: discord.Message,
+    me: discord.abc.User | None,
+    ask_channel_ids: frozenset[int],
+    *,
+    answer_mentions: bool = True,
 ) -> str | None:
-    """The question in ``message``, or None when the message is not for us."""
+    """The question in ``message``, or None when the message is not for us.
+    ``answer_mentions=False`` (``/gpu-setup mentions``): only ask-channels (and DMs)."""
     if me is None or message.author.bot or message.author.id == me.id:
         return None
     if message.type not in (discord.MessageType.default, discord.MessageType.reply):
@@ -64,7 +69,7 @@ def extract_question(
     in_ask_channel = channel.id in ask_channel_ids or (
         getattr(channel, "parent_id", None) in ask_channel_ids if ask_channel_ids else False
     )
-    if not (mentioned or in_ask_channel):
+    if not (in_ask_channel or (mentioned and answer_mentions)):
         return None
     return clip_question(" ".join(pattern.sub(" ", content).split()))
 
@@ -109,13 +114,43 @@ async def _rate_limited(advisor: Advisor, message: discord.Message, reference: A
     return True
 
 
+async def _question_for(
+    advisor: Advisor, message: discord.Message, me: discord.abc.User | None
+) -> tuple[str | None, Lang | None]:
+    """The question in ``message`` under its server's /gpu-setup (ask-channels, mentions,
+    allowed role; the operator's ASK_CHANNEL_IDS when the server has none), and the
+    server's default language."""
+    guild_id = getattr(message.guild, "id", None) if message.guild is not None else None
+    gs = await advisor.settings_for(guild_id)
+    ask_ids = gs.ask_channel_ids if gs is not None else advisor.settings.ask_channel_ids
+    question = extract_question(
+        message, me, ask_ids, answer_mentions=gs.answer_mentions if gs is not None else True
+    )
+    if question is None:
+        return None, None
+    if (
+        gs is not None
+        and gs.allowed_role_id is not None
+        and not await advisor.may_use(guild_id, message.author)
+    ):
+        log.info("message %s: its author lacks the server's allowed role; not answered", message.id)
+        return None, None
+    from bot.core.language import parse_lang
+
+    return question, parse_lang(gs.language) if gs is not None and gs.language else None
+
+
 async def _answer(
-    advisor: Advisor, message: discord.Message, question: str, version: int
+    advisor: Advisor, message: discord.Message, question: str, version: int, locale: Lang | None = None
 ) -> tuple[Reply | None, str | None]:
     """(reply, None) for an answer, (None, text) for a short notice instead."""
     try:
-        result = await advisor.ask_async(
-            question or "help", channel_id=message.channel.id, user_id=message.author.id
+        result = await advisor.ask_or_rig(
+            question or "help",
+            channel_id=message.channel.id,
+            user_id=message.author.id,
+            locale=locale,
+            rig_statements=True,
         )
     except AnswerTimeout:
         log.warning("message %s hit the answer time limit", message.id)
@@ -125,6 +160,10 @@ async def _answer(
         return None, t(detect(question), "discord.busy")
     if not advisor.current(message.id, version):
         return None, None
+    if not isinstance(result, Answer):
+        # "my rig is 2x 3090": offer to save it (a button that survives restarts)
+        text, view = advisor.rig_confirmation(message.author.id, result, detect(question, locale=locale))
+        return Reply(embed=None, content=text, view=view, chart=None), None
     reply = await advisor.reply_for(
         result, embeds=_can(message, "embed_links"), files=_can(message, "attach_files")
     )
@@ -135,7 +174,7 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
     """Answer ``message`` if it is a question. Never raises: a failure is
     logged and answered with a short apology. Returns True if it was a question."""
     try:
-        question = extract_question(message, me, advisor.settings.ask_channel_ids)
+        question, locale = await _question_for(advisor, message, me)
     except Exception:
         log.exception("could not read message %s", message.id)
         return False
@@ -144,9 +183,9 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
     reference = message.to_reference(fail_if_not_exists=False)
     version = advisor.begin(message.id)
     try:
-        if await _rate_limited(advisor, message, reference, detect(question)):
+        if await _rate_limited(advisor, message, reference, detect(question, locale=locale)):
             return True
-        reply, notice = await _answer(advisor, message, question, version)
+        reply, notice = await _answer(advisor, message, question, version, locale)
         if not advisor.current(message.id, version):
             log.info("message %s was deleted or edited before its answer: dropped", message.id)
             return True
@@ -181,7 +220,7 @@ async def handle_edit(advisor: Advisor, message: discord.Message, me: discord.ab
     if message.content is None or getattr(message, "edited_at", True) is None:
         return False  # not a content edit (an embed unfurled)
     try:
-        question = extract_question(message, me, advisor.settings.ask_channel_ids)
+        question, locale = await _question_for(advisor, message, me)
     except Exception:
         log.exception("could not read edited message %s", message.id)
         return False
@@ -196,7 +235,7 @@ async def handle_edit(advisor: Advisor, message: discord.Message, me: discord.ab
         reference = message.to_reference(fail_if_not_exists=False)
         if await _rate_limited(advisor, message, reference, detect(question)):
             return True
-        reply, notice = await _answer(advisor, message, question, version)
+        reply, notice = await _answer(advisor, message, question, version, locale)
         if not advisor.current(message.id, version):
             return True
         target = message.channel.get_partial_message(reply_id)  # type: ignore[union-attr]

@@ -20,6 +20,16 @@ original response, edits of the bot's messages (PATCH), reactions (PUT).
 the next channel-message POSTs (a storm: hundreds of 429s and 500s);
 ``drop_gateway()`` cuts the websocket. Users can also edit and delete their
 messages (MESSAGE_UPDATE, MESSAGE_DELETE).
+
+Shards: each gateway connection identifies with ``shard: [id, count]`` and
+gets the guilds Discord would route to it (``(guild_id >> 22) % count``);
+events for a guild go to its shard's connection, DMs to shard 0.
+``move_guild(guild, shard)`` moves a guild to another shard (as re-sharding
+does: GUILD_CREATE there). Two guilds exist: GUILD_ID (shard 0 of 2) and
+GUILD2_ID (shard 1 of 2). Members have the permissions the test gives
+(``permissions=``; PERMS_ALL lacks Manage Server, ADMIN_PERMS has it) and
+roles (``roles=``), as Discord sends them; slash commands anywhere in the
+registered tree are run with ``command("gpu-setup channels add", ...)``.
 """
 
 from __future__ import annotations
@@ -38,7 +48,22 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-__all__ = ["StandIn", "Recorded", "BOT_ID", "APP_ID", "GUILD_ID", "CHANNELS", "PERMS_ALL", "OPT"]
+__all__ = [
+    "StandIn",
+    "Recorded",
+    "BOT_ID",
+    "APP_ID",
+    "GUILD_ID",
+    "GUILD2_ID",
+    "CHANNELS",
+    "CHANNELS2",
+    "ROLE_ASKERS",
+    "PERMS_ALL",
+    "ADMIN_PERMS",
+    "MANAGE_GUILD",
+    "OPT",
+    "shard_of",
+]
 
 log = logging.getLogger("standin")
 
@@ -53,10 +78,22 @@ CHANNELS = {
     # more channels, for load runs across many channels (bench/stress.py)
     **{f"extra{i}": 300000000000000010 + i for i in range(1, 7)},
 }
+# a second guild, routed to the other shard when SHARD_COUNT=2
+GUILD2_ID = 200000000004194306
+CHANNELS2 = {"lobby": 300000000000000101}
+ROLE_ASKERS = 400000000000000001  # a role in GUILD_ID
 EMBED_LINKS = 1 << 14
+MANAGE_GUILD = 1 << 5
 # view channel, send messages, embed links, attach files, read history, use application commands
 PERMS_ALL = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 31)
-OPT = {"sub": 1, "group": 2, "string": 3, "integer": 4, "boolean": 5, "number": 10}
+ADMIN_PERMS = PERMS_ALL | MANAGE_GUILD
+OPT = {"sub": 1, "group": 2, "string": 3, "integer": 4, "boolean": 5, "channel": 7, "role": 8, "number": 10}
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard Discord sends a guild's events to (DMs: shard 0)."""
+    return 0 if guild_id is None or shard_count <= 1 else (guild_id >> 22) % shard_count
+
 
 _snowflakes = itertools.count(900000000000000001)
 
@@ -104,6 +141,7 @@ class Recorded:
 @dataclass
 class _Session:
     session_id: str
+    shard: int = 0
     seq: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)  # every dispatch, for replay
 
@@ -114,6 +152,7 @@ class _Conn:
         self.request = request
         self.compressor = zlib.compressobj() if compress else None
         self.session: _Session | None = None
+        self.shard = 0
         self.lock = asyncio.Lock()
 
     async def send(self, payload: dict[str, Any]) -> None:
@@ -143,7 +182,10 @@ class StandIn:
         self.messages: dict[int, dict[str, Any]] = {}  # id -> message object we created
         self.user_messages: dict[int, dict[str, Any]] = {}  # id -> message a user posted
         self.sessions: dict[str, _Session] = {}
-        self._conn: _Conn | None = None
+        self._conns: dict[int, _Conn] = {}  # shard -> its live connection
+        self.shard_count = 1  # from the last IDENTIFY
+        self.guild_shards: dict[int, int] = {}  # guilds moved off their usual shard
+        self.dispatched: list[tuple[int, str, str]] = []  # (shard, event, id) of each dispatch
         self._inject: list[tuple[int, float]] = []  # (status, retry_after) for the next message POSTs
         self._inject_followups: list[tuple[int, float]] = []  # ... for the next webhook follow-up POSTs
         self.ready_count = 0
@@ -202,9 +244,19 @@ class StandIn:
         await site.start()
         self.port = self._runner.addresses[0][1]
 
+    @property
+    def _conn(self) -> _Conn | None:
+        """Shard 0's connection (a bot without shards has only that one)."""
+        return self._conns.get(0)
+
+    def shard_for(self, guild_id: int | None) -> int:
+        if guild_id is not None and guild_id in self.guild_shards:
+            return self.guild_shards[guild_id]
+        return shard_of(guild_id, self.shard_count)
+
     async def _stop_server(self) -> None:
-        if self._conn is not None:
-            await self._conn.ws.close()
+        for conn in list(self._conns.values()):
+            await conn.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -279,8 +331,7 @@ class StandIn:
         self._call(self._drop())
 
     async def _drop(self) -> None:
-        conn = self._conn
-        self._conn = None
+        conn = self._conns.pop(0, None)
         if conn is not None:
             transport = conn.request.transport
             if transport is not None:
@@ -297,11 +348,6 @@ class StandIn:
         conn = _Conn(ws, request, compress=query.get("compress") == "zlib-stream")
         if query.get("compress") not in (None, "zlib-stream"):
             log.warning("stand-in: unsupported compress=%s, sending plain text", query.get("compress"))
-        if self._conn is not None:
-            old = self._conn
-            self._conn = None
-            await old.ws.close(code=4000)
-        self._conn = conn
         await conn.send({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
         try:
             async for msg in ws:
@@ -310,9 +356,20 @@ class StandIn:
                 data = json.loads(msg.data)
                 await self._on_op(conn, data)
         finally:
-            if self._conn is conn:
-                self._conn = None
+            if self._conns.get(conn.shard) is conn:
+                del self._conns[conn.shard]
         return ws
+
+    async def _take_shard(self, conn: _Conn, shard: int) -> None:
+        """``conn`` now serves ``shard``: an older connection of that shard is closed."""
+        old = self._conns.get(shard)
+        conn.shard = shard
+        self._conns[shard] = conn
+        if old is not None and old is not conn:
+            await old.ws.close(code=4000)
+
+    def guilds_of(self, shard: int) -> list[dict[str, Any]]:
+        return [g for g in (guild_payload(), guild2_payload()) if self.shard_for(int(g["id"])) == shard]
 
     async def _on_op(self, conn: _Conn, data: dict[str, Any]) -> None:
         op = data.get("op")
@@ -322,16 +379,20 @@ class StandIn:
         if op == 1:  # heartbeat
             await conn.send({"op": 11, "d": None, "s": None, "t": None})
         elif op == 2:  # identify
-            session = _Session(session_id=f"session-{snowflake()}")
+            shard_id, shard_count = data["d"].get("shard") or [0, 1]
+            self.shard_count = int(shard_count)
+            session = _Session(session_id=f"session-{snowflake()}", shard=int(shard_id))
             self.sessions[session.session_id] = session
             conn.session = session
+            await self._take_shard(conn, int(shard_id))
+            guilds = self.guilds_of(int(shard_id))
             await self._dispatch_on(
                 conn,
                 "READY",
                 {
                     "v": 10,
                     "user": BOT_USER,
-                    "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+                    "guilds": [{"id": g["id"], "unavailable": True} for g in guilds],
                     "session_id": session.session_id,
                     "resume_gateway_url": self.gateway_url,
                     "application": {"id": str(APP_ID), "flags": 0},
@@ -342,7 +403,8 @@ class StandIn:
                     "shard": data["d"].get("shard", [0, 1]),
                 },
             )
-            await self._dispatch_on(conn, "GUILD_CREATE", guild_payload())
+            for guild in guilds:
+                await self._dispatch_on(conn, "GUILD_CREATE", guild)
             with self._cond:
                 self.ready_count += 1
                 self._cond.notify_all()
@@ -353,6 +415,7 @@ class StandIn:
                 await conn.send({"op": 9, "d": False, "s": None, "t": None})
                 return
             conn.session = session
+            await self._take_shard(conn, session.shard)
             missed = [e for e in session.events if e["s"] > (d.get("seq") or 0)]
             for event in missed:
                 await conn.send(event)
@@ -367,13 +430,16 @@ class StandIn:
             with self._cond:
                 self.unknown.append(f"gateway op {op}")
 
-    async def _dispatch_on(self, conn: _Conn | None, event: str, d: dict[str, Any]) -> None:
+    async def _dispatch_on(
+        self, conn: _Conn | None, event: str, d: dict[str, Any], shard: int | None = None
+    ) -> None:
         session = conn.session if conn else None
         if session is None:
-            # No live connection: keep it on the newest session for replay on RESUME.
-            if not self.sessions:
+            # No live connection: keep it on the shard's newest session for replay on RESUME.
+            mine = [x for x in self.sessions.values() if shard is None or x.shard == shard]
+            if not mine:
                 raise RuntimeError("no gateway session yet")
-            session = list(self.sessions.values())[-1]
+            session = mine[-1]
         session.seq += 1
         payload = {"op": 0, "t": event, "s": session.seq, "d": d}
         session.events.append(payload)
@@ -384,10 +450,32 @@ class StandIn:
                 log.info("stand-in: connection gone; %s kept for replay", event)
 
     def dispatch(self, event: str, d: dict[str, Any]) -> None:
+        """Send ``event`` to the connection of the shard its guild is on (DMs: shard 0)."""
+        guild = d.get("guild_id") if event != "GUILD_CREATE" else d.get("id")
+        shard = self.shard_for(int(guild) if guild else None)
+
+        with self._cond:
+            self.dispatched.append((shard, event, str(d.get("id", ""))))
+
         async def go() -> None:
-            await self._dispatch_on(self._conn, event, d)
+            await self._dispatch_on(self._conns.get(shard), event, d, shard)
 
         self._call(go())
+
+    def dispatched_to(self, event_id: int) -> list[int]:
+        """The shards the event(s) with this id (a message, an interaction) were sent to."""
+        with self._cond:
+            return [shard for shard, _, ident in self.dispatched if ident == str(event_id)]
+
+    def move_guild(self, guild_id: int, shard: int) -> None:
+        """Discord moves a guild to another shard (re-sharding): that shard gets GUILD_CREATE."""
+        with self._cond:
+            self.guild_shards[guild_id] = shard
+        payload = guild_payload() if guild_id == GUILD_ID else guild2_payload()
+        self.dispatch("GUILD_CREATE", payload)
+
+    def connected_shards(self) -> set[int]:
+        return set(self._conns)
 
     # -- what users do ----------------------------------------------------------------
 
@@ -400,6 +488,8 @@ class StandIn:
         username: str = "user",
         guild: bool = True,
         mentions_bot: bool = False,
+        guild_id: int = GUILD_ID,
+        roles: tuple[int, ...] = (),
     ) -> int:
         """A user posts ``content``; returns the message id."""
         mid = snowflake()
@@ -423,8 +513,14 @@ class StandIn:
             "components": [],
         }
         if guild:
-            msg["guild_id"] = str(GUILD_ID)
-            msg["member"] = {"roles": [], "joined_at": now_iso(), "deaf": False, "mute": False, "flags": 0}
+            msg["guild_id"] = str(guild_id)
+            msg["member"] = {
+                "roles": [str(r) for r in roles],
+                "joined_at": now_iso(),
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+            }
         with self._cond:
             self.user_messages[mid] = msg
         self.dispatch("MESSAGE_CREATE", msg)
@@ -489,6 +585,9 @@ class StandIn:
         guild: bool,
         data: dict[str, Any],
         locale: str = "en-US",
+        guild_id: int = GUILD_ID,
+        permissions: int = PERMS_ALL,
+        roles: tuple[int, ...] = (),
     ) -> dict[str, Any]:
         iid = snowflake()
         user = user_payload(user_id, f"user{user_id % 1000}")
@@ -505,20 +604,20 @@ class StandIn:
             "app_permissions": str(PERMS_ALL),
         }
         if guild:
-            payload["guild_id"] = str(GUILD_ID)
+            payload["guild_id"] = str(guild_id)
             payload["guild_locale"] = "en-US"
             payload["channel_id"] = str(channel)
-            payload["channel"] = {"id": str(channel), "type": 0, "guild_id": str(GUILD_ID), "name": "c"}
+            payload["channel"] = {"id": str(channel), "type": 0, "guild_id": str(guild_id), "name": "c"}
             payload["member"] = {
                 "user": user,
-                "roles": [],
+                "roles": [str(r) for r in roles],
                 "joined_at": now_iso(),
                 "deaf": False,
                 "mute": False,
                 "flags": 0,
-                "permissions": str(PERMS_ALL),
+                "permissions": str(permissions),
             }
-            payload["authorizing_integration_owners"] = {"0": str(GUILD_ID)}
+            payload["authorizing_integration_owners"] = {"0": str(guild_id)}
             payload["context"] = 0
         else:
             payload["channel_id"] = str(channel)
@@ -566,6 +665,66 @@ class StandIn:
         self.dispatch("INTERACTION_CREATE", payload)
         return payload
 
+    def command(
+        self,
+        path: str,
+        *,
+        user_id: int,
+        where: int = CHANNELS["general"],
+        guild: bool = True,
+        guild_id: int = GUILD_ID,
+        locale: str = "en-US",
+        permissions: int = PERMS_ALL,
+        roles: tuple[int, ...] = (),
+        **options: Any,
+    ) -> dict[str, Any]:
+        """A user runs any registered slash command, e.g. ``command("gpu rig set", gpu="rtx-3090")``
+        or ``command("gpu-setup channels add", channel=CHANNELS["ask"], permissions=ADMIN_PERMS)``.
+        Channel and role options are resolved as Discord does (``data.resolved``); ``where`` is the
+        channel the command is run in (``channel`` is an option name)."""
+        top, *subs = path.split()
+        cmds = self.commands.get(None) or next(iter(self.commands.values()), [])
+        spec = next(c for c in cmds if c["name"] == top)
+        data: dict[str, Any] = {"id": spec.get("id", "1"), "name": top, "type": 1, "options": []}
+        holder = data["options"]
+        for sub in subs:
+            spec = next(o for o in spec.get("options", []) if o["name"] == sub)
+            node = {"name": sub, "type": spec["type"], "options": []}
+            holder.append(node)
+            holder = node["options"]
+        types = {o["name"]: o["type"] for o in spec.get("options", [])}
+        resolved: dict[str, dict[str, Any]] = {}
+        for name, value in options.items():
+            if name not in types:
+                raise KeyError(f"/{path} has no option {name!r}; it has {sorted(types)}")
+            holder.append(
+                {"name": name, "type": types[name], "value": str(value) if types[name] in (7, 8) else value}
+            )
+            if types[name] == OPT["channel"]:
+                ch = next(c for c in _all_channels() if int(c["id"]) == int(value))
+                resolved.setdefault("channels", {})[str(value)] = {
+                    **{k: ch[k] for k in ("id", "type", "name", "guild_id", "parent_id")},
+                    "permissions": str(PERMS_ALL),
+                }
+            elif types[name] == OPT["role"]:
+                role = next(r for r in _all_roles() if int(r["id"]) == int(value))
+                resolved.setdefault("roles", {})[str(value)] = role
+        if resolved:
+            data["resolved"] = resolved
+        payload = self._interaction_base(
+            2,
+            user_id=user_id,
+            channel=where,
+            guild=guild,
+            data=data,
+            locale=locale,
+            guild_id=guild_id,
+            permissions=permissions,
+            roles=roles,
+        )
+        self.dispatch("INTERACTION_CREATE", payload)
+        return payload
+
     def autocomplete(
         self, sub: str, focused: str, *, user_id: int, channel: int = CHANNELS["general"], **options: Any
     ) -> dict[str, Any]:
@@ -575,12 +734,21 @@ class StandIn:
         return payload
 
     def press(
-        self, message_id: int, custom_id: str, *, user_id: int, channel: int, guild: bool = True
+        self,
+        message_id: int,
+        custom_id: str,
+        *,
+        user_id: int,
+        channel: int,
+        guild: bool = True,
+        guild_id: int = GUILD_ID,
     ) -> dict[str, Any]:
         """A user presses the button ``custom_id`` on the bot's message ``message_id``."""
         message = self.messages[message_id]
         data = {"custom_id": custom_id, "component_type": 2}
-        payload = self._interaction_base(3, user_id=user_id, channel=channel, guild=guild, data=data)
+        payload = self._interaction_base(
+            3, user_id=user_id, channel=channel, guild=guild, data=data, guild_id=guild_id
+        )
         payload["message"] = message
         self.dispatch("INTERACTION_CREATE", payload)
         return payload
@@ -917,7 +1085,8 @@ def guild_payload() -> dict[str, Any]:
                 "managed": False,
                 "mentionable": False,
                 "flags": 0,
-            }
+            },
+            _role(ROLE_ASKERS, "askers", 1),
         ],
         "emojis": [],
         "stickers": [],
@@ -955,3 +1124,49 @@ def guild_payload() -> dict[str, Any]:
         "guild_scheduled_events": [],
         "soundboard_sounds": [],
     }
+
+
+def _role(role_id: int, name: str, position: int) -> dict[str, Any]:
+    return {
+        "id": str(role_id),
+        "name": name,
+        "permissions": "0",
+        "position": position,
+        "color": 0,
+        "hoist": False,
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+
+
+def guild2_payload() -> dict[str, Any]:
+    """A second server (on shard 1 of 2): one channel, mentions only."""
+    g = guild_payload()
+    g.update(id=str(GUILD2_ID), name="Second Guild")
+    g["roles"] = [dict(g["roles"][0], id=str(GUILD2_ID))]
+    g["channels"] = [
+        {
+            "id": str(cid),
+            "type": 0,
+            "guild_id": str(GUILD2_ID),
+            "name": name,
+            "position": i,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "rate_limit_per_user": 0,
+            "last_message_id": None,
+        }
+        for i, (name, cid) in enumerate(CHANNELS2.items())
+    ]
+    return g
+
+
+def _all_channels() -> list[dict[str, Any]]:
+    return [*guild_payload()["channels"], *guild2_payload()["channels"]]
+
+
+def _all_roles() -> list[dict[str, Any]]:
+    return [*guild_payload()["roles"], *guild2_payload()["roles"]]

@@ -63,7 +63,19 @@ def start_bot(standin: StandIn, log_path: Path, **extra: str) -> subprocess.Pope
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("KNOWLEDGE_DIR", "DEV_GUILD_ID", "SHARD_COUNT", "ASK_CHANNEL_IDS", "COOLDOWN_PER_10S")
+        if k
+        not in (
+            "KNOWLEDGE_DIR",
+            "DEV_GUILD_ID",
+            "SHARD_COUNT",
+            "SHARD_IDS",
+            "ASK_CHANNEL_IDS",
+            "COOLDOWN_PER_10S",
+            "DATA_DIR",
+            "DATABASE_URL",
+            "CONTEXT_TTL_S",
+            "MESSAGE_CONTENT_INTENT",
+        )
         and not k.startswith("DISCORD_")
     }
     env.update(
@@ -74,6 +86,7 @@ def start_bot(standin: StandIn, log_path: Path, **extra: str) -> subprocess.Pope
         COOLDOWN_PER_10S=str(COOLDOWN),
         LOG_LEVEL="INFO",
         PYTHONUNBUFFERED="1",
+        DATA_DIR=str(log_path.parent / "data"),  # saved state: a SQLite file of this test's own
     )
     env.update(extra)
     readies = standin.ready_count
@@ -183,10 +196,11 @@ def test_logs_in_and_syncs_the_gpu_tree(standin: StandIn, bot: Any) -> None:
     assert ("GET", "/users/@me") in paths
     assert ("GET", f"/applications/{APP_ID}/commands") in paths  # compared before syncing
     put = standin.wait_for(lambda r: r.method == "PUT" and r.path == f"/applications/{APP_ID}/commands", 5)
-    (gpu,) = put.json
-    assert gpu["name"] == "gpu"
+    gpu, setup = sorted(put.json, key=lambda c: c["name"])
+    assert gpu["name"] == "gpu" and setup["name"] == "gpu-setup"
+    assert int(setup["default_member_permissions"]) == 1 << 5  # Manage Server
     subs = {o["name"]: o for o in gpu["options"]}
-    assert set(subs) == {"ask", "recommend", "fit", "compare", "info", "list", "help"}
+    assert set(subs) == {"ask", "recommend", "fit", "compare", "info", "list", "help", "rig"}
     assert sorted(gpu["contexts"]) == [0, 1, 2] and sorted(gpu["integration_types"]) == [0, 1]
     for sub in subs.values():
         assert sub["description"]
@@ -548,8 +562,11 @@ def test_slash_fit_with_a_chinese_locale_is_answered_in_chinese(standin: StandIn
 
 def test_registered_tree_is_localized(standin: StandIn, bot: Any) -> None:
     put = standin.wait_for(lambda r: r.method == "PUT" and r.path == f"/applications/{APP_ID}/commands", 5)
-    (gpu,) = put.json
-    assert gpu["name"] == "gpu" and not (gpu.get("name_localizations") or {}).get("zh-CN")
+    gpu, setup = sorted(put.json, key=lambda c: c["name"])
+    assert gpu["name"] == "gpu" and setup["name"] == "gpu-setup"
+    assert (
+        int(setup["default_member_permissions"]) == 1 << 5
+    )  # Manage Server and not (gpu.get("name_localizations") or {}).get("zh-CN")
     assert "显卡" in gpu["description_localizations"]["zh-CN"]
     subs = {o["name"]: o for o in gpu["options"]}
     assert subs["recommend"]["name_localizations"]["zh-CN"] == "推荐"

@@ -501,18 +501,41 @@ async def test_autocomplete_uses_the_matcher() -> None:
     assert len(await g._model_autocomplete(inter, "x" * 5000)) <= 25
 
 
-def test_the_tree_has_one_gpu_group_described() -> None:
+def _described(options: list[dict[str, Any]], where: str) -> None:
+    for opt in options:
+        assert 0 < len(opt["description"]) <= 100, (where, opt["name"])
+        _described(opt.get("options", []), f"{where} {opt['name']}")
+
+
+def test_the_tree_has_the_gpu_group_and_the_setup_group_described() -> None:
     client = AdvisorClient(settings())
-    (gpu,) = client.tree.get_commands()
+    gpu, setup = sorted(client.tree.get_commands(), key=lambda c: c.name)
     payload = gpu.to_dict(client.tree)
     assert payload["name"] == "gpu"
     assert sorted(payload["contexts"]) == [0, 1, 2] and sorted(payload["integration_types"]) == [0, 1]
     names = [o["name"] for o in payload["options"]]
-    assert len(names) == len(set(names)) == 7
-    for sub in payload["options"]:
-        assert 0 < len(sub["description"]) <= 100
-        for opt in sub.get("options", []):
-            assert 0 < len(opt["description"]) <= 100, (sub["name"], opt["name"])
+    assert len(names) == len(set(names)) == 8
+    rig = next(o for o in payload["options"] if o["name"] == "rig")
+    assert rig["type"] == 2 and [o["name"] for o in rig["options"]] == ["set", "show", "clear"]
+    rig_set = {o["name"]: o for o in rig["options"][0]["options"]}
+    assert list(rig_set) == ["gpu", "count", "ram_gb", "budget"]  # a contract: tools read these names
+    assert rig_set["gpu"]["required"] and rig_set["gpu"]["autocomplete"]
+    assert not rig_set["count"].get("required") and not rig_set["budget"].get("required")
+    _described(payload["options"], "/gpu")
+    # /gpu-setup: top level, servers only, Manage Server by default
+    sp = setup.to_dict(client.tree)
+    assert sp["name"] == "gpu-setup"
+    assert int(sp["default_member_permissions"]) == 1 << 5  # MANAGE_GUILD
+    assert sp["contexts"] == [0]
+    assert {o["name"] for o in sp["options"]} == {
+        "channels",
+        "mentions",
+        "currency",
+        "language",
+        "role",
+        "show",
+    }
+    _described(sp["options"], "/gpu-setup")
     assert isinstance(create_client(settings(shard_count=2)), ShardedAdvisorClient)
 
 
