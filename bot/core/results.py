@@ -391,6 +391,9 @@ class InfoResult:
     # issue 11: "what can I run on X": per card, the largest LLMs and the build each runs as
     # (engine.builds.Runs), largest first, then the largest that runs unquantized
     runs: tuple[tuple[Any, tuple[Any, ...]], ...] = ()
+    cloud: tuple[
+        tuple[Any, tuple[Any, ...]], ...
+    ] = ()  # (GPU, prices.PriceQuote per provider kind) when asked
 
 
 @dataclass(frozen=True)

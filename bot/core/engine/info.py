@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from bot.core import memory
 from bot.core.knowledge import GPU, Catalog, Model
@@ -12,6 +13,8 @@ from bot.core.types import Query, Task
 
 __all__ = ["info_result", "list_result", "PRICE_QUESTION"]
 
+# "how much does renting an a100 cost per hour": the card's dated cloud prices lead the answer
+RENT_QUESTION = re.compile(r"\brent\w*|\bcloud\b|\bper hour\b|\ban hour\b|/h(?:r|our)?\b|租|云|每小时", re.I)
 PRICE_QUESTION = re.compile(
     r"\b(?:cost|costs|price|prices|priced|how much is|worth)\b|多少钱|价格|价钱|多少錢|價格|價錢", re.I
 )
@@ -39,11 +42,17 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
     runs: tuple[tuple[GPU, tuple[builds.Runs, ...]], ...] = ()
     if gpus and not models and builds.asks_what_runs(q.text):
         runs = tuple((g, builds.what_runs(cat, g, q)) for g in gpus[:2])
+    cloud: tuple[tuple[GPU, tuple[Any, ...]], ...] = ()
+    if gpus and RENT_QUESTION.search(q.text):
+        from bot.core import prices
+
+        cloud = tuple((g, prices.cloud_prices(cat, g.id)) for g in gpus[:2])
     return InfoResult(
         gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
         models=tuple(mfacts),
-        price_first=bool(PRICE_QUESTION.search(q.text)),
+        price_first=bool(PRICE_QUESTION.search(q.text)) or bool(cloud),
         runs=runs,
+        cloud=cloud,
     )
 
 

@@ -717,6 +717,28 @@ def info(env: Env, r: InfoResult) -> Phrased:
     lines: list[str] = []
     for f in r.gpus:
         facts = _gpu_facts(env, f.gpu, f.uncurated)
+        clouds = dict((g.id, qs) for g, qs in r.cloud)
+        if f.gpu.id in clouds:  # "how much does renting an a100 cost per hour": the hourly prices lead
+            qs = clouds[f.gpu.id]
+            if qs:
+                parts = [
+                    t(
+                        L,
+                        "info.cloud_item",
+                        price=fmt.usd_cents(x.usd, L),
+                        provider=enum_word(
+                            env, "provider", x.provider_kind.value if x.provider_kind else "unspecified"
+                        ),
+                        date=fmt.month(x.date[:7], L),
+                        est=t(L, "price.est") if x.estimated else "",
+                    )
+                    for x in sorted(qs, key=lambda x: x.usd)
+                ]
+                lines.append(t(L, "info.cloud", card=card_label(f.gpu), prices=join(env, parts)))
+            else:
+                lines.append(t(L, "info.cloud_none", card=card_label(f.gpu)))
+            lines.extend(facts)
+            continue
         if r.price_first:  # "how much does a 5080 cost": the price leads
             facts = [
                 t(L, "info.price_lead", card=card_label(f.gpu), price=price_label(env, f.gpu)),
