@@ -7,6 +7,7 @@ we only point its REST base (``Route.BASE``) and its first gateway URL
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -20,6 +21,7 @@ from bot.core.types import Lang
 
 from .advisor import NO_MENTIONS, Advisor, interaction_lang
 from .commands import GpuGroup
+from .heap import trim_periodically
 from .listeners import handle_delete, handle_edit, handle_message
 from .persist import DYNAMIC_ITEMS
 from .setup import SetupGroup
@@ -201,6 +203,8 @@ class _AdvisorMixin:
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # type: ignore[attr-defined]
         await self.tree.set_translator(self._translator)
         await self.sync_commands()
+        # freed heap back to the OS after floods, so RSS follows the bounded stores (see heap.py)
+        self._trimmer = asyncio.get_running_loop().create_task(trim_periodically())
 
     async def sync_commands(self) -> bool:
         """Sync /gpu to DEV_GUILD_ID, or globally; only when what Discord has differs."""
