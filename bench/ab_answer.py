@@ -7,7 +7,7 @@ p99": timing two checkouts in two processes on a shared 2-core machine swings
 by more than that. Here the old revision's ``bot`` package is extracted with
 ``git archive`` into a temporary directory, renamed ``oldbot`` (imports
 rewritten), and both versions answer the same questions alternately in the
-same process, against the same knowledge files, so noise hits both alike.
+same process (each with its own revision's knowledge files), so noise hits both alike.
 Prints the median and p99 of each and their ratios.
 """
 
@@ -34,7 +34,9 @@ from bot.core.knowledge import get_catalog  # noqa: E402
 
 
 def extract_old(rev: str, into: Path) -> None:
-    data = subprocess.run(["git", "archive", rev, "bot"], cwd=ROOT, check=True, capture_output=True).stdout
+    data = subprocess.run(
+        ["git", "archive", rev, "bot", "knowledge"], cwd=ROOT, check=True, capture_output=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(into, filter="data")
     (into / "bot").rename(into / "oldbot")
@@ -58,7 +60,7 @@ def main() -> int:
         import oldbot.core.knowledge as old_knowledge  # type: ignore[import-not-found]
 
         ncat = get_catalog()
-        ocat = old_knowledge.get_catalog(ROOT / "knowledge")
+        ocat = old_knowledge.get_catalog(Path(tmp) / "knowledge")  # each revision with its own knowledge
         qs = questions(2000)
         for q in qs[:200]:  # warm both
             new_answer(q, catalog=ncat)
