@@ -76,11 +76,13 @@ def broken_copy(tmp_path: Path, rel: str, mutate: Callable[[Any], Any]) -> Path:
     target = tmp_path / "knowledge"
     shutil.copytree(SHIPPED, target)
     path = target / rel
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml's loader and dumper (the loader the project itself uses): the pure-Python ones made
+    # each of these cases take over a second
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     result = mutate(data)
     if result is not None:
         data = result
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(yaml.dump(data, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return target
 
 
