@@ -82,7 +82,9 @@ def broken_copy(tmp_path: Path, rel: str, mutate: Callable[[Any], Any]) -> Path:
     result = mutate(data)
     if result is not None:
         data = result
-    path.write_text(yaml.dump(data, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(
+        yaml.dump(data, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
     return target
 
 
