@@ -93,6 +93,10 @@ class Bounds:
     reply_deadline_s: float = 180.0
     reply_backoff_s: float = 0.5
     reply_backoff_max_s: float = 15.0
+    # messages being answered at once, from the question's answer to its reply sent: an answer
+    # waits here, not in memory (each holds up to ~100 KB while it is written and sent), and the
+    # waiting ones go short questions first, like the worker pool
+    replies_in_flight: int = 64
     # database operations of the bot at once (below the connection pool's 5), short questions first
     store_slots: int = 4
     # discord.py's message cache (messages kept for edit/delete events)

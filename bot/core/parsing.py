@@ -808,6 +808,19 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     return replace(q, price_question=pq)
 
 
+def _unique(notes: list[Note]) -> tuple[Note, ...]:
+    """The notes once each, in order: a name typed 200 times in one message is asked about
+    once (a flood of repeated names once made 157 copies of three questions per query)."""
+    seen: set[str] = set()
+    out: list[Note] = []
+    for n in notes:
+        key = f"{n.code}:{n.values!r}"
+        if key not in seen:
+            seen.add(key)
+            out.append(n)
+    return tuple(out)
+
+
 def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     matcher = get_matcher(catalog)
     catalog = matcher.catalog
@@ -1076,8 +1089,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         gpu_counts=tuple(gpu_counts) if len(gpus) >= 2 and len(set(gpu_counts)) > 1 else (),
         list_kind=list_kind,
         text=raw,
-        notes=tuple(notes),
-        suggestions=tuple(suggestions),
+        notes=_unique(notes),
+        suggestions=_unique(suggestions),
         choices=tuple(choices[:25]),
         needs_clarification=clarify,
         pure_16bit=pure_16bit,

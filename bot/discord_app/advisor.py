@@ -67,6 +67,7 @@ __all__ = [
     "Rate",
     "RateDecision",
     "Reply",
+    "PriorityGate",
     "StoreGate",
     "deliver",
     "rate_notice",
@@ -206,11 +207,15 @@ class AnswerPool:
         self._dispatch(loop)
 
 
-class StoreGate:
-    """At most ``slots`` database operations at once, the waiting ones ordered like the
-    :class:`AnswerPool` (arrival + a delay per 1,000 characters of their question): when a
-    flood of long questions is reading and writing its saved state, a short question's read
-    goes first instead of queueing behind all of theirs in the connection pool."""
+class PriorityGate:
+    """At most ``slots`` operations at once, the waiting ones ordered like the
+    :class:`AnswerPool` (arrival + a delay per 1,000 characters of their question).
+
+    Used twice: for database operations (when a flood of long questions is reading and
+    writing its saved state, a short question's read goes first instead of queueing behind
+    all of theirs in the connection pool), and for messages being answered (a flood waits
+    here as messages, not as answers written and waiting to be sent, so memory stays
+    bounded, and an unrelated short question overtakes it)."""
 
     def __init__(
         self,
@@ -255,6 +260,9 @@ class StoreGate:
                 turn.set_result(None)  # the slot passes to the next in line
                 return
         self._busy -= 1
+
+
+StoreGate = PriorityGate  # the name it had when it only guarded the database
 
 
 # -- sending with retries ------------------------------------------------------------
@@ -399,8 +407,11 @@ class Advisor:
         # None (unit tests) or unavailable (database away): the in-memory stores below answer.
         self.store = store
         self.guild_settings = GuildSettingsCache(store, clock=clock)
-        self.store_gate = StoreGate(
+        self.store_gate = PriorityGate(
             b.store_slots, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
+        )
+        self.reply_gate = PriorityGate(
+            b.replies_in_flight, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
         )
         self._answer = answer_fn or _default_answer_fn()
         self.contexts = contexts or ContextStore(

@@ -182,13 +182,12 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
         return False
     reference = message.to_reference(fail_if_not_exists=False)
     version = advisor.begin(message.id)
-    try:
-        if await _rate_limited(advisor, message, reference, detect(question, locale=locale)):
-            return True
+
+    async def answer_and_send() -> None:
         reply, notice = await _answer(advisor, message, question, version, locale)
         if not advisor.current(message.id, version):
             log.info("message %s was deleted or edited before its answer: dropped", message.id)
-            return True
+            return
         if reply is not None:
 
             async def send_reply() -> Any:
@@ -200,9 +199,15 @@ async def handle_message(advisor: Advisor, message: discord.Message, me: discord
         elif notice is not None:
             sent = await _send_text(advisor, message, notice, reference, f"notice for {message.id}")
         else:
-            return True
+            return
         if sent is not None and getattr(sent, "id", None) is not None:
             advisor.replies[message.id] = (message.channel.id, sent.id)
+
+    try:
+        if await _rate_limited(advisor, message, reference, detect(question, locale=locale)):
+            return True
+        # answered and sent within a bounded number of slots: a flood waits as messages
+        await advisor.reply_gate.run(answer_and_send, cost_chars=len(question))
     except Exception:
         log.exception("failed to answer message %s in channel %s", message.id, message.channel.id)
         if advisor.current(message.id, version):
@@ -235,24 +240,28 @@ async def handle_edit(advisor: Advisor, message: discord.Message, me: discord.ab
         reference = message.to_reference(fail_if_not_exists=False)
         if await _rate_limited(advisor, message, reference, detect(question)):
             return True
-        reply, notice = await _answer(advisor, message, question, version, locale)
-        if not advisor.current(message.id, version):
-            return True
-        target = message.channel.get_partial_message(reply_id)  # type: ignore[union-attr]
-        if reply is not None:
-            await deliver(
-                lambda: target.edit(**reply.kwargs(for_edit=True)),
-                bounds=advisor.bounds,
-                what=f"edit of the reply to {message.id}",
-            )
-        elif notice is not None:
-            await deliver(
-                lambda: target.edit(
-                    content=notice, embed=None, view=None, attachments=[], allowed_mentions=NO_MENTIONS
-                ),
-                bounds=advisor.bounds,
-                what=f"edit of the reply to {message.id}",
-            )
+
+        async def answer_and_edit() -> None:
+            reply, notice = await _answer(advisor, message, question, version, locale)
+            if not advisor.current(message.id, version):
+                return
+            target = message.channel.get_partial_message(reply_id)  # type: ignore[union-attr]
+            if reply is not None:
+                await deliver(
+                    lambda: target.edit(**reply.kwargs(for_edit=True)),
+                    bounds=advisor.bounds,
+                    what=f"edit of the reply to {message.id}",
+                )
+            elif notice is not None:
+                await deliver(
+                    lambda: target.edit(
+                        content=notice, embed=None, view=None, attachments=[], allowed_mentions=NO_MENTIONS
+                    ),
+                    bounds=advisor.bounds,
+                    what=f"edit of the reply to {message.id}",
+                )
+
+        await advisor.reply_gate.run(answer_and_edit, cost_chars=len(question))
     except discord.NotFound:
         # our reply is gone: answer afresh
         advisor.replies.pop(message.id, None)

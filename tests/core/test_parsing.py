@@ -151,3 +151,13 @@ def test_parse_never_raises_on_odd_input() -> None:
         q = parse(text)
         assert isinstance(q.intent, Intent)
     assert parse(None).intent is Intent.UNKNOWN  # type: ignore[arg-type]
+
+
+def test_a_name_repeated_in_one_message_is_asked_about_once() -> None:
+    # 200 copies of the same ambiguous names once gave 157 suggestions (3 distinct) per query,
+    # each kept with the conversation: 75 KB of notes per stored context
+    q = parse("4060 ti a100 llama " * 50)
+    keys = [(n.code, repr(n.values)) for n in q.suggestions]
+    assert len(keys) == len(set(keys))
+    assert {str(n.code) for n in q.suggestions} >= {"ask_gpu_variant", "ask_model"}
+    assert len(q.suggestions) <= 4

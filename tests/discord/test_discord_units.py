@@ -14,7 +14,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.config import ConfigError, Settings
+from bot.config import BOUNDS, ConfigError, Settings
 from bot.core.answer import answer
 from bot.core.knowledge import get_catalog
 from bot.core.matching import get_matcher
@@ -679,3 +679,34 @@ async def test_follow_up_context_is_per_channel_and_user() -> None:
     assert a2.verdict == answer("what about under $500?", a1.context).verdict
     other = adv.ask("what about under $500?", channel_id=2, user_id=1)
     assert other.verdict == answer("what about under $500?").verdict
+
+
+async def test_a_flood_is_answered_a_bounded_number_at_a_time() -> None:
+    # replies_in_flight = 2: while two replies are stuck sending, the other eight questions
+    # wait as messages (not as answers written and held in memory), and all go out after
+    adv = Advisor(settings(cooldown_per_10s=0, bounds=replace(BOUNDS, replies_in_flight=2)))
+    release = asyncio.Event()
+    started: list[int] = []
+    msgs = []
+    for i in range(10):
+        m = fake_message(f"can a 3090 run llama 3 8b {i}", guild=False)
+        m.id = 100 + i
+        inner = m.channel.send
+
+        async def send(content: Any = None, _inner: Any = inner, _i: int = i, **kw: Any) -> Any:
+            started.append(_i)
+            await release.wait()
+            return await _inner(content, **kw)
+
+        m.channel.send = send
+        msgs.append(m)
+    tasks = [asyncio.create_task(handle_message(adv, m, ME)) for m in msgs]
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len(started) >= 2:
+            break
+    await asyncio.sleep(0.2)
+    assert len(started) == 2  # without the gate all ten answers would be written and sending
+    release.set()
+    assert all(await asyncio.gather(*tasks))
+    assert sorted(started) == list(range(10)) and all(len(m.sent) == 1 for m in msgs)

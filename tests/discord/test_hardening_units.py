@@ -220,7 +220,7 @@ async def test_deliver_gives_up_on_4xx_and_after_its_budget() -> None:
 
 
 def test_compact_choices_round_trip_and_keep_one_copy() -> None:
-    ans = answer("can a 4060 ti run llama 2 13b in int8? " + "with a lot of detail " * 40)
+    ans = answer("can a 4060 ti run llama 2 13b in int8? " + "with a lot of detail " * 120)
     assert ans.choices
     compact = CompactChoices(ans.query.text, ans.choices)
     assert compact.choices() == ans.choices
