@@ -23,89 +23,14 @@ from dataclasses import replace
 
 from cachetools import TTLCache
 
-from bot.core.types import Choice, Context, Query
+from bot.core.choices import CompactChoices
+from bot.core.types import Context, Query
 
 __all__ = ["CompactChoices", "ContextStore", "Cooldown", "Notices", "context_bytes"]
 
 Key = tuple[int, int]  # (channel_id, user_id)
 
 _ENTRY_OVERHEAD = 2000  # bytes of a stored Query and its small fields (measured with tracemalloc: 1.3-1.7 KB)
-_CHOICE_OVERHEAD = 250  # per compact choice (measured: ~130 B beyond its texts; kept conservative)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix of ``a`` and ``b`` (binary search on slices: C speed)."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, min(len(a), len(b), limit)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-class CompactChoices:
-    """Choices whose texts are edits of one question ("which 4060 Ti?" -> the question with
-    "4060 Ti 16 GB" in place of "4060 ti"), stored as one reference to the question plus, per
-    choice, the span it replaces and the replacement. Lossless: ``choices()`` rebuilds the same
-    Choice objects' values."""
-
-    __slots__ = ("question", "_items", "_spans")
-
-    def __init__(self, question: str, choices: tuple[Choice, ...]) -> None:
-        self.question = question
-        self._spans: list[tuple[int, int]] = []
-        # choices are often the question with one name replaced, then stripped: compare with
-        # both the question and its stripped span, keep the smaller difference
-        lead = len(question) - len(question.lstrip())
-        spans = ((0, len(question)), (lead, lead + len(question.strip())))
-        items: list[tuple[int, int, str, str, str | None]] = []
-        for c in choices:
-            best: tuple[int, int, str] | None = None
-            for a, b in spans:
-                base = question[a:b]
-                pre = _common_prefix(c.text, base)
-                suf = _common_suffix(c.text, base, min(len(c.text), len(base)) - pre)
-                middle = c.text[pre : len(c.text) - suf]
-                if best is None or len(middle) < len(best[2]):
-                    best = (a + pre, a + len(base) - suf, middle)
-                    bounds = (a, b)
-            assert best is not None
-            start, end, middle = best
-            items.append((start, end, middle, c.label, c.id))
-            self._spans.append(bounds)
-        self._items = tuple(items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, index: int) -> Choice:
-        start, end, middle, label, ident = self._items[index]
-        a, b = self._spans[index]
-        q = self.question
-        return Choice(label=label, text=q[a:start] + middle + q[end:b], id=ident)
-
-    def label(self, index: int) -> str:
-        return self._items[index][3]
-
-    def choices(self) -> tuple[Choice, ...]:
-        return tuple(self[i] for i in range(len(self._items)))
-
-    def nbytes(self) -> int:
-        """Estimated bytes beyond the question itself."""
-        return sum(_CHOICE_OVERHEAD + len(m) + len(lbl) + len(i or "") for _, _, m, lbl, i in self._items)
 
 
 def _text_bytes(texts: tuple[str, ...]) -> int:

@@ -32,6 +32,7 @@ import typing
 from functools import cache
 from typing import Any
 
+from bot.core.choices import CompactChoices
 from bot.core.types import Choice, Context, Query
 
 __all__ = [
@@ -226,7 +227,14 @@ def decode_query(data: Any) -> Query | None:
 
 
 def encode_context(context: Context) -> dict[str, Any]:
+    """The context for a column; the last question's choices by reference to its text."""
+    last = context.last
+    choices = last.choices if last is not None else ()
+    if last is not None and choices:
+        context = dataclasses.replace(context, last=dataclasses.replace(last, choices=()))
     out = _encode(context)
+    if last is not None and choices:
+        out["choices_compact"] = encode_choices(choices, last.text)
     out["v"] = CODEC_VERSION
     return out  # type: ignore[no-any-return]
 
@@ -234,17 +242,33 @@ def encode_context(context: Context) -> dict[str, Any]:
 def decode_context(data: Any) -> Context | None:
     if not isinstance(data, dict):
         return None
+    compact = data.get("choices_compact")
     try:
-        return _decode_dataclass(Context, data)  # type: ignore[no-any-return]
+        context: Context = _decode_dataclass(
+            Context, {k: v for k, v in data.items() if k != "choices_compact"}
+        )
     except _Skip:
         return None
+    if compact is not None and context.last is not None:
+        choices = decode_choices(compact, context.last.text)
+        if choices is not None:  # damaged choices: the context without its buttons
+            context = dataclasses.replace(context, last=dataclasses.replace(context.last, choices=choices))
+    return context
 
 
-def encode_choices(choices: typing.Sequence[Choice]) -> list[dict[str, Any]]:
+def encode_choices(choices: typing.Sequence[Choice], question: str | None = None) -> Any:
+    """The choices for a column. Given the question they were made from, by reference to it
+    (``{"compact": rows}``: one copy of the question, not one per button); else in full."""
+    if question is not None:
+        return {"compact": CompactChoices(question, tuple(choices)).to_rows()}
     return [_encode(c) for c in choices]
 
 
-def decode_choices(data: Any) -> tuple[Choice, ...] | None:
+def decode_choices(data: Any, question: str | None = None) -> tuple[Choice, ...] | None:
+    """Choices from :func:`encode_choices` (either form); None when damaged."""
+    if isinstance(data, dict):
+        compact = CompactChoices.from_rows(question, data.get("compact")) if question is not None else None
+        return compact.choices() if compact is not None else None
     try:
         return _decode(tuple[Choice, ...], data)  # type: ignore[no-any-return]
     except _Skip:

@@ -440,7 +440,7 @@ class SqlStore:
             "id": choices_id,
             "user_id": user_id,
             "question": codec.dumps(str(question)),
-            "choices": codec.dumps(codec.encode_choices(tuple(choices))),
+            "choices": codec.dumps(codec.encode_choices(tuple(choices), str(question))),
             "expires_at": self._clock() + ttl,
         }
 
@@ -467,8 +467,10 @@ class SqlStore:
             if row is None:
                 return None
             question = codec.loads(row.question)
-            decoded = codec.decode_choices(codec.loads(row.choices))
-            if not isinstance(question, str) or decoded is None:
+            if not isinstance(question, str):
+                return None
+            decoded = codec.decode_choices(codec.loads(row.choices), question)
+            if decoded is None:
                 return None
             return PendingChoices(row.id, question, decoded, row.user_id, float(row.expires_at))
 

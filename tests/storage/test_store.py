@@ -266,3 +266,27 @@ async def test_a_broken_schema_degrades_instead_of_raising(
     # the other tables still work
     assert await store.put_context(CH1, USER, Context())
     assert await store.get_context(CH1, USER) == Context()
+
+
+async def test_choices_are_stored_by_reference_to_one_copy_of_the_question(store: SqlStore) -> None:
+    # 25 buttons under a 1,000-character ambiguous question: each choice is the question with
+    # one name replaced, so full copies would be ~25 KB per row; by reference they are the
+    # question once plus each choice's replacement
+    cat = get_catalog()
+    q = parse(("4060 ti a100 llama " * 60)[:1000], catalog=cat)
+    assert len(q.choices) == 25
+    full = sum(len(c.text) for c in q.choices)
+    cid = await store.put_choices(q.text, q.choices, user_id=USER)
+    assert cid is not None
+    async with store.engine.connect() as conn:
+        row = (await conn.execute(sa.select(pending_choices).where(pending_choices.c.id == cid))).one()
+    assert len(row.choices) < full / 8
+    got = await store.get_choices(cid)
+    assert got is not None and got.choices == q.choices and got.question == q.text
+    # the saved conversation keeps them the same way
+    ctx = Context(last=q)
+    assert await store.put_context(CH1, USER, ctx)
+    async with store.engine.connect() as conn:
+        saved = (await conn.execute(sa.select(contexts.c.payload))).scalars().all()
+    assert max(len(s) for s in saved) < len(q.text) + full / 4
+    assert await store.get_context(CH1, USER) == ctx
