@@ -64,8 +64,13 @@ def answer(
     catalog: Catalog | None = None,
     lang: Lang | None = None,
     locale: Lang | None = None,
+    max_chars: int = MAX_QUESTION_CHARS,
 ) -> Answer:
     """Answer a question (text, or a Query built by a slash command) in a conversation.
+
+    ``max_chars``: the most characters read (a surface may read fewer than the core's
+    4,000: Discord reads 1,000); a longer question is answered from its first
+    ``max_chars`` with a note saying so.
 
     ``lang`` forces the reply's language (``ask --lang``); ``locale`` is the
     surface's language (a Discord user's locale), used when the text has
@@ -78,8 +83,9 @@ def answer(
         # a typed query (slash command) has no words of the user's: its locale decides
         lang_ = language.detect("", conversation=conv_lang, locale=locale, forced=lang)
     else:
-        text = (question or "")[:MAX_QUESTION_CHARS]
-        cut = len(question or "") > MAX_QUESTION_CHARS
+        limit = max(1, min(int(max_chars), MAX_QUESTION_CHARS))
+        text = (question or "")[:limit]
+        cut = len(question or "") > limit
         lang_ = language.detect(text, conversation=conv_lang, locale=locale, forced=lang)
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
@@ -88,7 +94,7 @@ def answer(
         if read != q.text:
             q = replace(q, text=read)
         if cut:
-            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=MAX_QUESTION_CHARS)))
+            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=limit)))
     q = _checked(q)
     env = _env(cat, q, lang_)
     try:

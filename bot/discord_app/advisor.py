@@ -481,7 +481,9 @@ class Advisor:
         if isinstance(question, str):
             question = clip_question(question)
         context = self.contexts.get(channel_id, user_id) if use_context else None
-        result = self._answer(question, context, catalog=self.catalog, locale=locale)
+        result = self._answer(
+            question, context, catalog=self.catalog, locale=locale, max_chars=MAX_QUESTION_CHARS
+        )
         if isinstance(result.context, Context):
             self.contexts.put(channel_id, user_id, result.context)
         return result
@@ -560,7 +562,7 @@ class Advisor:
                         conv = context.language if context is not None else None
                         lang = language.detect(q, conversation=conv, locale=locale)
                         return answer_fn(typed, context, catalog=catalog, lang=lang)
-            return answer_fn(q, context, catalog=catalog, locale=locale)
+            return answer_fn(q, context, catalog=catalog, locale=locale, max_chars=MAX_QUESTION_CHARS)
 
         result = await self.pool.run(job, cost_chars=cost, time_limit=self.bounds.answer_time_limit_s)
         if isinstance(result, Answer) and isinstance(result.context, Context):
@@ -864,8 +866,10 @@ def interaction_lang(interaction: discord.Interaction) -> Lang | None:
 
 
 def clip_question(text: str, limit: int = MAX_QUESTION_CHARS) -> str:
+    """The question stripped and cut one character past ``limit``: enough for answer()
+    (called with ``max_chars=limit``) to see that it was longer and say so."""
     text = text.strip()
-    return text[:limit]
+    return text[: limit + 1]
 
 
 class ChoiceButton(discord.ui.Button["ChoicesView"]):

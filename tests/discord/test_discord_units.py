@@ -627,7 +627,7 @@ def test_extract_question() -> None:
     assert extract_question(fake_message("what gpu", guild=False), ME, frozenset()) == "what gpu"
     assert extract_question(fake_message("what gpu", guild=False, bot=True), ME, frozenset()) is None
     long = extract_question(fake_message("x" * 5000, guild=False), ME, frozenset())
-    assert long is not None and len(long) == MAX_QUESTION_CHARS
+    assert long is not None and len(long) == MAX_QUESTION_CHARS + 1  # one past: answer() says it was cut
 
 
 async def test_handle_message_replies_with_the_answer_and_no_pings() -> None:
@@ -710,3 +710,20 @@ async def test_a_flood_is_answered_a_bounded_number_at_a_time() -> None:
     release.set()
     assert all(await asyncio.gather(*tasks))
     assert sorted(started) == list(range(10)) and all(len(m.sent) == 1 for m in msgs)
+
+
+async def test_a_message_past_what_discord_reads_is_answered_with_a_notice() -> None:
+    # Discord reads 1,000 characters (the core 4,000): the reply says only the first 1,000
+    # were read instead of cutting silently
+    adv = Advisor(settings(cooldown_per_10s=0))
+    long = "can a 3090 run llama 3 8b? " + "and some context about my setup " * 60
+    msg = fake_message(long, guild=False)
+    assert await handle_message(adv, msg, ME)
+    (sent,) = msg.sent
+    embed = sent["embed"]
+    text = " ".join([embed.title or "", embed.description or ""] + [f.value for f in embed.fields])
+    assert "first 1,000 characters" in text
+    short = fake_message("can a 3090 run llama 3 8b?", guild=False)
+    await handle_message(adv, short, ME)
+    e2 = short.sent[0]["embed"]
+    assert "characters" not in " ".join([e2.description or ""] + [f.value for f in e2.fields])

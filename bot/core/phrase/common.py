@@ -389,6 +389,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
             low=fmt.num(v.get("low", 0), L),
             high=fmt.num(v.get("high", 0), L),
         )
+    if c is NoteCode.TRUNCATED:
+        return t(L, "note.truncated", chars=fmt.num(v.get("chars", 0), L))
     issue11 = _issue11_note(env, n, cards)
     if issue11 is not None:
         return issue11
