@@ -885,7 +885,9 @@ def _check_attention(ctx: _Ctx, v: dict[str, Any]) -> None:
         return
     for k in ("sliding_window", "full_attention_layers", "attention_source"):
         if k not in v:
-            raise ctx.fail(k, "required with sliding_window / full_attention_layers (say where they come from)")
+            raise ctx.fail(
+                k, "required with sliding_window / full_attention_layers (say where they come from)"
+            )
     if v["kind"] not in ("decoder", "moe-decoder"):
         raise ctx.fail("sliding_window", f"only for decoder and moe-decoder models, got kind {v['kind']!r}")
     layers = v.get("layers", 0)
@@ -901,7 +903,9 @@ def _check_attention(ctx: _Ctx, v: dict[str, Any]) -> None:
         )
     for i, e in enumerate(v.get("sliding_window_full_in", ())):
         if e not in SWA_ENGINES:
-            raise ctx.fail(f"sliding_window_full_in[{i}]", f"unknown engine {e!r} (one of {', '.join(SWA_ENGINES)})")
+            raise ctx.fail(
+                f"sliding_window_full_in[{i}]", f"unknown engine {e!r} (one of {', '.join(SWA_ENGINES)})"
+            )
 
 
 def _top_list(data: Any, display: str, key: str) -> list[Any]:

@@ -53,7 +53,9 @@ class KvType:
 
 
 KV_TYPES: dict[str, KvType] = {
-    "f16": KvType("f16", 2.0, "", "", "llama.cpp default cache type f16; vLLM --kv-cache-dtype auto (model dtype)"),
+    "f16": KvType(
+        "f16", 2.0, "", "", "llama.cpp default cache type f16; vLLM --kv-cache-dtype auto (model dtype)"
+    ),
     "q8_0": KvType(
         "q8_0",
         34 / 32,
@@ -96,11 +98,21 @@ _TYPE = (
 )
 _KV = r"(?:kv|k/v|key[\s-]value)[\s-]*(?:cache|缓存)?"
 _KV_RE = re.compile(
-    r"(?:--cache-type-[kv]|-ct[kv]|--kv-cache-dtype|kv_cache_type|kv_cache_dtype)[\s=]+" + _TYPE
-    + r"|(?<![a-z0-9])" + _TYPE + r"[\s-]*(?:quanti[sz]ed\s*|的\s*)?" + _KV + r"(?![a-z])"
-    + r"|(?<![a-z0-9])" + _KV + r"\s*(?:in|at|of|to|as|=|:|dtype|type|量化为|量化成|量化到|用|使用|设为|设成)?\s*"
-    + _TYPE + r"(?![a-z0-9])"
-    + r"|(?:quanti[sz]ed|量化的?)\s*" + _KV + r"(?![a-z])",
+    r"(?:--cache-type-[kv]|-ct[kv]|--kv-cache-dtype|kv_cache_type|kv_cache_dtype)[\s=]+"
+    + _TYPE
+    + r"|(?<![a-z0-9])"
+    + _TYPE
+    + r"[\s-]*(?:quanti[sz]ed\s*|的\s*)?"
+    + _KV
+    + r"(?![a-z])"
+    + r"|(?<![a-z0-9])"
+    + _KV
+    + r"\s*(?:in|at|of|to|as|=|:|dtype|type|量化为|量化成|量化到|用|使用|设为|设成)?\s*"
+    + _TYPE
+    + r"(?![a-z0-9])"
+    + r"|(?:quanti[sz]ed|量化的?)\s*"
+    + _KV
+    + r"(?![a-z])",
     re.I,
 )
 

@@ -76,9 +76,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
-
 from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
+from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Model

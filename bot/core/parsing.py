@@ -1141,8 +1141,10 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         bare = (
             not own_intent
             and not model_mentions
-            and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus or kv_cache)
+            and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus)
         )
+        # "and with q8 kv cache?" is a follow-up too
+        bare = bare or (not own_intent and not model_mentions and kv_cache is not None)
         if (not model_mentions and (opener or bare)) or (model_mentions and strong_opener):
             q = _merge(last, q, num_gpus is not None)
     return q

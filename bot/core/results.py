@@ -155,6 +155,7 @@ class AssumptionName(StrEnum):
     OFFLOAD = "offload_text_encoders"
     NUM_GPUS = "num_gpus"
     PARALLELISM = "parallelism"
+    KV_CACHE = "kv_cache"  # issue 17: the KV cache's data type when not the model's 16 bits
 
 
 @dataclass(frozen=True)

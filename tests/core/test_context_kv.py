@@ -199,7 +199,10 @@ def test_quantized_kv_cache_gives_a_longer_context(cat):
 
 
 def test_no_context_for_models_without_one(cat):
-    assert memory.max_context(cat.model("resnet-50"), memory.resolve_workload(cat.model("resnet-50")), 1e10) is None
+    assert (
+        memory.max_context(cat.model("resnet-50"), memory.resolve_workload(cat.model("resnet-50")), 1e10)
+        is None
+    )
 
 
 @pytest.mark.parametrize(

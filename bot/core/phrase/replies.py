@@ -129,7 +129,9 @@ def _max_ctx_verdict(env: Env, model: str, where: str, per: str, fmt_label: str,
     if not n:
         return None
     if e.max_context_capped:
-        return t(L, "ctx.max_verdict_full", model=model, where=where, tokens=fmt.num(n, L), fmt=fmt_label, per=per)
+        return t(
+            L, "ctx.max_verdict_full", model=model, where=where, tokens=fmt.num(n, L), fmt=fmt_label, per=per
+        )
     return t(
         L,
         "ctx.max_verdict",
@@ -219,7 +221,8 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
         best = next((it for it in r.items if it.entry.max_context_tokens), None)
         if best is not None:
             verdict = (
-                _max_ctx_verdict(env, m.name, where, per, format_label(best.entry.format), best.entry) or verdict
+                _max_ctx_verdict(env, m.name, where, per, format_label(best.entry.format), best.entry)
+                or verdict
             )
     details = [*lines, breakdown_line(env, shown.breakdown.parts())]
     cards = {g.id: g}
