@@ -29,7 +29,16 @@ attention. Checkpointing keeps 2*s*h per block + one block. The loss holds
 ~16 bytes per token per vocabulary entry (fp32 upcast of the logits).
 
 Inference: one block's working set + KV cache 2*L*kv*d*s*2 bytes per sample;
-Whisper adds cross-attention keys/values over 1500 frames. Overhead: CUDA
+Whisper adds cross-attention keys/values over 1500 frames. The KV cache follows
+the attention design (issue 17, ``kv_token_layers``): latent attention caches
+``kv_cache_dim`` values (DeepSeek: 576) instead of 2*kv*d; local layers of a
+sliding-window model cache at most their window (vLLM's hybrid KV cache
+manager; llama.cpp window + n_ubatch 512) unless the engine is listed in the
+model's ``sliding_window_full_in``; a q8_0 / q4_0 / fp8 cache takes 8.5 / 4.5 /
+8 bits per value (``bot.core.kv_cache``). llama.cpp (and any engine when none is
+named) computes a long prompt 512 tokens at a time, with a logits row each, so
+its working set stops growing past 512 tokens. ``max_context`` solves for the
+longest context that fits a card (bisection: memory grows with the context). Overhead: CUDA
 context 0.6 GB + cuBLAS workspace + allocator slack (1% states, 5% activations).
 
 CNNs and diffusion pipelines: no closed form; each model carries
