@@ -472,6 +472,8 @@ class Answer:
             "precision": str(q.precision) if q.precision else None,
             "batch_size": q.batch_size,
             "seq_len": q.seq_len,
+            "kv_cache": q.kv_cache,  # issue 17: the KV-cache type asked (None = the model's 16 bits)
+            "max_context": q.max_context,  # issue 17: the question asks for the longest context
             "num_gpus": q.num_gpus,
             "gpu_counts": list(q.gpu_counts) or [q.num_gpus] * len(q.gpus),
             "fit": [f.to_json() for f in self.fit],
