@@ -383,6 +383,10 @@ class ModelFacts:
     weights_gb: float
     precision: Precision
     format_id: str | None = None  # issue 11: the release build the figures are for (formats id)
+    # issue 17: the 16-bit KV cache at the model's full context (bytes), and what the plain formula
+    # (every token in every layer) would say; None for models without a KV cache
+    kv_full_context_bytes: float | None = None
+    kv_plain_bytes: float | None = None
 
 
 @dataclass(frozen=True)

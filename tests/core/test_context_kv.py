@@ -320,3 +320,14 @@ def test_max_context_finite_for_every_llm_on_a_small_card(cat):
         mc = memory.max_context(m, memory.resolve_workload(m, task=Task.INFERENCE), memory.usable_bytes(g))
         assert mc is not None and 0 <= mc.low <= mc.tokens <= mc.high <= (m.max_seq_len or 0)
         assert not math.isnan(mc.tokens)
+
+
+def test_model_info_says_the_cache_by_attention_design(cat):
+    # Gemma 3 27B at 131,072 tokens (llama.cpp rule, no engine named): (10 x 131,072 + 52 x 1,536) x
+    # 4,096 bytes = 5.69e9 / 66.6e9 plain -> 17%; DeepSeek V3: 2 x 128 x 128 / 576 = 56.9 -> 1/57
+    g = answer("tell me about gemma 3 27b", catalog=cat).text
+    assert "52 of 62 layers" in g and "17%" in g
+    d = answer("info deepseek v3", catalog=cat).text
+    assert "576 values" in d and "1/57" in d
+    z = answer("介绍一下 gpt-oss 20b", catalog=cat).text
+    assert "滑动窗口" in z and "50%" in z

@@ -863,6 +863,31 @@ def info(env: Env, r: InfoResult) -> Phrased:
                 weights=gb(env, mf.weights_gb),
             )
         )
+        if mf.kv_full_context_bytes and m.max_seq_len:
+            kv_line = t(
+                L,
+                "ctx.info_kv",
+                gb=gb(env, mf.kv_full_context_bytes / 1e9),
+                max=fmt.num(m.max_seq_len, L),
+                kib=fmt.num(mf.kv_full_context_bytes / m.max_seq_len / 1024, L, 1),
+            )
+            if m.sliding_window and mf.kv_plain_bytes and mf.kv_full_context_bytes < mf.kv_plain_bytes:
+                kv_line += t(
+                    L,
+                    "ctx.info_swa",
+                    local=(m.layers or 0) - (m.full_attention_layers or 0),
+                    layers=m.layers,
+                    window=fmt.num(m.sliding_window, L),
+                    pct=fmt.percent(mf.kv_full_context_bytes / mf.kv_plain_bytes, L),
+                )
+            elif m.kv_cache_dim and mf.kv_plain_bytes:
+                kv_line += t(
+                    L,
+                    "ctx.info_mla",
+                    dim=m.kv_cache_dim,
+                    x=fmt.num(mf.kv_plain_bytes / mf.kv_full_context_bytes, L),
+                )
+            lines.append(kv_line)
     runs_lines = _runs_lines(env, r)
     lines = runs_lines + lines
     basis = [t(L, "note.uncurated", card=short_name(f.gpu)) for f in r.gpus if f.uncurated]
