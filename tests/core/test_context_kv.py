@@ -42,7 +42,7 @@ def test_gemma3_sliding_window_cache_at_128k_is_a_sixth_of_the_plain_formula(cat
     plain = 62 * 2 * 16 * 128 * 2
     e = memory.estimate(m, None, workload=_w(cat, "gemma-3-27b", seq_len=S128K, engine="vllm"))
     # vLLM: 10 global layers hold 131,072 tokens, 52 local layers 1,024:
-    # (10 x 131,072 + 52 x 1,024) x 4,096 bytes = 5.59 GB vs 66.6 GB -> 16.8%
+    # (10 x 131,072 + 52 x 1,024) x 8,192 bytes (2 x 16 x 128 values x 2) = 11.17 GB vs 66.6 GB -> 16.8%
     want = (10 * S128K + 52 * 1024) * (2 * 16 * 128 * 2)
     assert e.kv_cache == pytest.approx(want)
     assert e.kv_cache / (plain * S128K) == pytest.approx(0.168, abs=0.001)
@@ -324,7 +324,7 @@ def test_max_context_finite_for_every_llm_on_a_small_card(cat):
 
 def test_model_info_says_the_cache_by_attention_design(cat):
     # Gemma 3 27B at 131,072 tokens (llama.cpp rule, no engine named): (10 x 131,072 + 52 x 1,536) x
-    # 4,096 bytes = 5.69e9 / 66.6e9 plain -> 17%; DeepSeek V3: 2 x 128 x 128 / 576 = 56.9 -> 1/57
+    # 8,192 bytes = 11.39e9 / 66.6e9 plain -> 17%; DeepSeek V3: 2 x 128 x 128 / 576 = 56.9 -> 1/57
     g = answer("tell me about gemma 3 27b", catalog=cat).text
     assert "52 of 62 layers" in g and "17%" in g
     d = answer("info deepseek v3", catalog=cat).text
