@@ -227,6 +227,8 @@ class FitItem:
     build: Any = None
     headline: bool = False
     min_cards: int | None = None
+    # issue 17: a "longest context" question: the memory at that context (None otherwise)
+    max_context_breakdown: Breakdown | None = None
 
     @property
     def fits(self) -> bool:

@@ -236,6 +236,9 @@ def test_max_context_answer_and_json(cat):
     by = {f["format"]: f["max_context_tokens"] for f in fits}
     assert by["bf16"] < by["gguf-q8_0"] <= by["gguf-q4_k_m"]
     assert f"{by['bf16']:,}" in r.text.splitlines()[0]
+    # the breakdown shown is the memory at that context: KV 131,072 bytes x tokens
+    line = next(x for x in r.text.splitlines() if x.startswith(f"bf16 at {by['bf16']:,} tokens"))
+    assert f"KV cache {131072 * by['bf16'] / GB:.1f} GB" in line
 
 
 def test_chinese_max_context_answer_is_chinese(cat):

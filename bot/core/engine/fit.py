@@ -161,11 +161,17 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
+        entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
+        at_max = None
+        if q.max_context and entry.max_context_tokens:
+            # the memory at the longest context, so the answer shows what fills the card there
+            wm = replace(e.workload, seq_len=entry.max_context_tokens)
+            at_max = breakdown_of(memory.estimate(m, g, workload=wm))
         items.append(
             FitItem(
                 model=m,
                 gpu=g,
-                entry=fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards),
+                entry=entry,
                 workload=e.workload,
                 total_gb=e.total / GB,
                 capacity_gb=memory.usable_bytes(g) / GB,
@@ -176,6 +182,7 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
                 build=v.build,
                 headline=v.headline,
                 min_cards=v.min_cards,
+                max_context_breakdown=at_max,
             )
         )
     notes: list[Note] = []

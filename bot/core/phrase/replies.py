@@ -225,6 +225,18 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
                 or verdict
             )
     details = [*lines, breakdown_line(env, shown.breakdown.parts())]
+    at_max = (
+        next((it for it in r.items if it.max_context_breakdown is not None), None) if r.max_context else None
+    )
+    if at_max is not None and at_max.max_context_breakdown is not None:
+        # the memory at the longest context of the build the verdict names, not at the default context
+        details[-1] = t(
+            L,
+            "ctx.breakdown_at",
+            fmt=format_label(at_max.entry.format),
+            tokens=fmt.num(at_max.entry.max_context_tokens or 0, L),
+            parts=breakdown_line(env, at_max.max_context_breakdown.parts()),
+        )
     cards = {g.id: g}
     for n_ in r.notes:
         line = note_line(env, n_, cards)
