@@ -11,12 +11,16 @@ optimizer states, ``mixed-*`` = fp32 master weights with autocast), ``optimizer`
 (adamw|adamw-8bit|paged-adamw-8bit|sgd|adafactor), ``batch_size`` (global),
 ``seq_len``, ``resolution``, ``grad_checkpointing``, ``attention``
 (eager|sdpa|flash), ``lora_rank``, ``lora_targets`` (qv|attention|all-linear),
-``cpu_offload``, ``parallelism`` (data|fsdp|tensor|pipeline).
+``cpu_offload``, ``parallelism`` (data|fsdp|tensor|pipeline), ``kv_cache`` (f16|q8_0|q4_0|fp8: the
+KV cache's data type, inference only) and ``engine`` (llama.cpp|ollama|lm-studio|vllm|sglang|
+tensorrt-llm|transformers: how sliding-window layers are cached and the prompt is computed; issue 17).
 
 Output fields: ``required_gb`` (decimal GB per card: the peak a PyTorch process
 reserves, CUDA context included), ``breakdown_gb``, ``fits`` (null without a
 card), ``max_batch_size`` (global; null without a card), ``low_gb``/``high_gb``
-(the band from the calibration error of the workload's category),
+(the band from the calibration error of the workload's category), ``max_context_tokens`` (the
+longest context that fits the card at batch 1, capped at the model's maximum; null without a card,
+for training or for models without a context),
 ``assumptions`` (every input field with its default filled in) and ``error``
 (null, or one sentence saying what was wrong with the line; the other fields
 are then null). ``json.dumps(..., allow_nan=False)``: no NaN or Infinity.
@@ -54,6 +58,8 @@ INPUT_FIELDS = (
     "lora_targets",
     "cpu_offload",
     "parallelism",
+    "kv_cache",
+    "engine",
 )
 OUTPUT_FIELDS = (
     "required_gb",
@@ -64,7 +70,10 @@ OUTPUT_FIELDS = (
     "high_gb",
     "assumptions",
     "error",
+    "max_context_tokens",
 )
+KV_CACHES = ("f16", "q8_0", "q4_0", "fp8")
+ENGINES = ("llama.cpp", "ollama", "lm-studio", "vllm", "sglang", "tensorrt-llm", "transformers")
 
 # contract precision -> (engine precision, pure 16-bit when training, explicit autocast, NF4)
 PRECISIONS: dict[str, tuple[Precision, bool, bool, bool]] = {
@@ -207,6 +216,8 @@ def _parse(catalog: Any, obj: Any) -> _Inputs:
         "parallelism": _enum(obj, "parallelism", PARALLELISMS),
         "attention": _enum(obj, "attention", ATTENTIONS),
         "lora_targets": _enum(obj, "lora_targets", memory.LORA_TARGETS),
+        "kv_cache": _enum(obj, "kv_cache", KV_CACHES),
+        "engine": _enum(obj, "engine", ENGINES),
         "num_gpus": _int(obj, "num_gpus"),
         "batch_size": _int(obj, "batch_size"),
         "seq_len": _int(obj, "seq_len"),
@@ -254,6 +265,8 @@ def _assumptions(model: Any, gpu: Any, e: memory.Estimate) -> dict[str, Any]:
         "lora_targets": w.lora_targets if lora else None,
         "cpu_offload": bool(w.cpu_offload or w.offload_text_encoders),
         "parallelism": _PARALLELISM_OUT[w.parallelism],
+        "kv_cache": (w.kv_cache or "f16") if not w.trains else None,
+        "engine": w.engine or None,
     }
 
 
@@ -290,6 +303,8 @@ def estimate_line(catalog: Any, obj: Any) -> dict[str, Any]:
             lora_targets=f["lora_targets"],
             cpu_offload=f["cpu_offload"],
             attention=f["attention"],
+            engine=f["engine"],
+            kv_cache=f["kv_cache"],
         )
         e = memory.estimate(inp.model, inp.gpu, workload=w)
         out["required_gb"] = round(_finite(e.total) / memory.GB, 2)
@@ -299,6 +314,9 @@ def estimate_line(catalog: Any, obj: Any) -> dict[str, Any]:
         lo, hi = e.band_gb()
         out["low_gb"], out["high_gb"] = _finite(lo), _finite(hi)
         out["assumptions"] = _assumptions(inp.model, inp.gpu, e)
+        if inp.gpu is not None:
+            mc = memory.max_context(inp.model, e.workload, memory.usable_bytes(inp.gpu))
+            out["max_context_tokens"] = mc.tokens if mc is not None else None
     except EstimateError as exc:
         out = dict.fromkeys(OUTPUT_FIELDS)
         out["error"] = str(exc)

@@ -206,6 +206,14 @@ class Model:
     gguf_sizes: Mapping[str, float] = field(default_factory=lambda: types.MappingProxyType({}))  # id -> GB
     gguf_sizes_source: str | None = None
     base_model: str | None = None  # id of the model this one fine-tunes or distils
+    # issue 17: attention that does not cache every token in every layer (from config.json).
+    # sliding_window: tokens a local (sliding-window or chunked) layer attends to;
+    # full_attention_layers: how many of the layers attend to the whole context (the rest are local);
+    # sliding_window_full_in: engines that still cache the whole context in the local layers
+    sliding_window: int | None = None
+    full_attention_layers: int | None = None
+    sliding_window_full_in: tuple[str, ...] = ()
+    attention_source: str | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -358,6 +366,8 @@ UPPER_BOUNDS: dict[str, float] = {
     "max_seq_len": 100_000_000,
     "head_dim": 100_000,
     "kv_cache_dim": 1_000_000,
+    "sliding_window": 100_000_000,
+    "full_attention_layers": 10_000,
     "experts": 100_000,
     "experts_per_token": 100_000,
     "activation_mb_per_sample": 10_000_000,
@@ -540,6 +550,12 @@ def _pos_int(ctx: _Ctx, name: str, v: Any) -> int:
     return v
 
 
+def _nonneg_int(ctx: _Ctx, name: str, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ctx.fail(name, f"must be an integer >= 0, got {_show(v)}")
+    return v
+
+
 def _nullable(check: Checker) -> Checker:
     def inner(ctx: _Ctx, name: str, v: Any) -> Any:
         return None if v is None else check(ctx, name, v)
@@ -716,7 +732,14 @@ _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
     "gguf_sizes": (_size_map, False),
     "gguf_sizes_source": (_str, False),
     "base_model": (_slug, False),
+    "sliding_window": (_pos_int, False),
+    "full_attention_layers": (_nonneg_int, False),
+    "sliding_window_full_in": (_str_list, False),
+    "attention_source": (_str, False),
 }
+
+#: engines ``sliding_window_full_in`` may name (llama.cpp stands for its family: Ollama, LM Studio)
+SWA_ENGINES = ("llama.cpp", "vllm", "transformers", "sglang", "tensorrt-llm", "exllamav2", "mlx")
 
 _TRANSFORMER_REQUIRED = (
     "layers",
@@ -848,10 +871,41 @@ def _build_model(file: str, raw: Any, index: int) -> Model:
         if (key in v) != (partner in v):
             missing = partner if key in v else key
             raise ctx.fail(missing, f"{key} and {partner} go together")
+    _check_attention(ctx, v)
     v["estimated"] = _check_estimated(ctx, v, _MODEL_FIELD_NAMES)
     if "components" in v:
         v["components"] = tuple(v["components"])
     return Model(**v)
+
+
+def _check_attention(ctx: _Ctx, v: dict[str, Any]) -> None:
+    """Sliding-window / local-global fields (issue 17): all or none, and consistent with the layers."""
+    keys = ("sliding_window", "full_attention_layers", "sliding_window_full_in", "attention_source")
+    if not any(k in v for k in keys):
+        return
+    for k in ("sliding_window", "full_attention_layers", "attention_source"):
+        if k not in v:
+            raise ctx.fail(
+                k, "required with sliding_window / full_attention_layers (say where they come from)"
+            )
+    if v["kind"] not in ("decoder", "moe-decoder"):
+        raise ctx.fail("sliding_window", f"only for decoder and moe-decoder models, got kind {v['kind']!r}")
+    layers = v.get("layers", 0)
+    if v["full_attention_layers"] >= layers:
+        raise ctx.fail(
+            "full_attention_layers",
+            f"must be < layers ({layers}): with every layer global there is no sliding window, "
+            f"got {v['full_attention_layers']}",
+        )
+    if "max_seq_len" in v and v["sliding_window"] >= v["max_seq_len"]:
+        raise ctx.fail(
+            "sliding_window", f"must be < max_seq_len ({v['max_seq_len']}), got {v['sliding_window']}"
+        )
+    for i, e in enumerate(v.get("sliding_window_full_in", ())):
+        if e not in SWA_ENGINES:
+            raise ctx.fail(
+                f"sliding_window_full_in[{i}]", f"unknown engine {e!r} (one of {', '.join(SWA_ENGINES)})"
+            )
 
 
 def _top_list(data: Any, display: str, key: str) -> list[Any]:

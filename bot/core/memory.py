@@ -29,7 +29,16 @@ attention. Checkpointing keeps 2*s*h per block + one block. The loss holds
 ~16 bytes per token per vocabulary entry (fp32 upcast of the logits).
 
 Inference: one block's working set + KV cache 2*L*kv*d*s*2 bytes per sample;
-Whisper adds cross-attention keys/values over 1500 frames. Overhead: CUDA
+Whisper adds cross-attention keys/values over 1500 frames. The KV cache follows
+the attention design (issue 17, ``kv_token_layers``): latent attention caches
+``kv_cache_dim`` values (DeepSeek: 576) instead of 2*kv*d; local layers of a
+sliding-window model cache at most their window (vLLM's hybrid KV cache
+manager; llama.cpp window + n_ubatch 512) unless the engine is listed in the
+model's ``sliding_window_full_in``; a q8_0 / q4_0 / fp8 cache takes 8.5 / 4.5 /
+8 bits per value (``bot.core.kv_cache``). llama.cpp (and any engine when none is
+named) computes a long prompt 512 tokens at a time, with a logits row each, so
+its working set stops growing past 512 tokens. ``max_context`` solves for the
+longest context that fits a card (bisection: memory grows with the context). Overhead: CUDA
 context 0.6 GB + cuBLAS workspace + allocator slack (1% states, 5% activations).
 
 CNNs and diffusion pipelines: no closed form; each model carries
@@ -76,6 +85,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 
 if TYPE_CHECKING:
@@ -106,6 +116,11 @@ __all__ = [
     "load_calibration",
     "CALIBRATION_PATH",
     "LORA_TARGETS",
+    "MaxContext",
+    "max_context",
+    "kv_token_layers",
+    "kv_values_per_token_layer",
+    "kv_bytes_per_token",
 ]
 
 log = logging.getLogger(__name__)
@@ -327,6 +342,10 @@ class Workload:
     # diffusion inference with diffusers' enable_model_cpu_offload(): one component on the card
     # at a time, so the peak is the largest phase (encode, denoise, decode), not their sum
     model_offload: bool = False
+    # issue 17: the inference engine named (a catalog engine id; "" = none named: the builds' default
+    # engines, llama.cpp and its family) and the KV cache's data type ("" = the model's 16 bits)
+    engine: str = ""
+    kv_cache: str = ""
 
     @property
     def trains(self) -> bool:
@@ -406,6 +425,8 @@ def resolve_workload(
     lora_targets: str | None = None,
     cpu_offload: bool | None = None,
     attention: str | None = None,
+    engine: str | None = None,
+    kv_cache: str | None = None,
 ) -> Workload:
     """Apply the defaults a user would expect, recording each one.
 
@@ -491,6 +512,8 @@ def resolve_workload(
         lora_targets=targets,
         cpu_offload=bool(cpu_offload) and trains,
         attention=att,
+        engine=engine or "",
+        kv_cache=(kv_cache or "") if kv_cache in KV_TYPES and not trains and kv_cache != "f16" else "",
     )
 
 
@@ -788,14 +811,18 @@ def _terms(m: Model, w: Workload) -> _Terms:
             if m.kind in _LM_KINDS and m.vocab:
                 per += K["logit_bytes"] * s * m.vocab
         else:
-            per = (s * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * s * s)) * 2 * act16
+            # tokens computed at once: llama.cpp runs the prompt in micro-batches of n_ubatch
+            # (512 by default, `-ub`) and reserves its graph for that many outputs (a logits row
+            # each); otherwise the whole prompt at once and the last token's logits
+            chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
+            t_run = LLAMA_CPP_UBATCH if chunked else s
+            per = (t_run * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
             if m.kind in _LM_KINDS and m.vocab:
-                per += 4 * m.vocab
+                per += 4 * m.vocab * (t_run if chunked else 1)
             if m.kind != "encoder":
                 dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
-                kv_bytes = 4.0 if w.precision is Precision.FP32 else 2.0
-                per_token = m.kv_cache_dim or 2 * (m.kv_heads or a) * _head_dim(m)
-                kv = dec_layers * per_token * s * kv_bytes
+                kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
+                kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
                 if m.kind == "speech":
                     # cross-attention keys and values over the encoder's frames, per decoder layer,
                     # held for the whole decode (the encoder's own working set comes earlier and
@@ -939,6 +966,112 @@ def _total(t: _Terms, b: float) -> float:
     return t.fixed + _overhead_fixed(t) + b * t.per_sample * (1 + _K["act_slack"])
 
 
+# --------------------------------------------------------------------------- KV cache, context (issue 17)
+
+#: llama.cpp's default micro-batch (``-ub, --ubatch-size``, common/arg.cpp: 512): the prompt is
+#: computed that many tokens at a time, and the local layers of a sliding-window model keep
+#: ``window + n_ubatch`` cells (src/llama-kv-cache-iswa.cpp: size_swa = min(size_base,
+#: pad(n_swa * n_seq_max + n_ubatch)), unless ``--swa-full``)
+LLAMA_CPP_UBATCH = 512
+
+
+def kv_values_per_token_layer(m: Model) -> float:
+    """Values cached per token and layer: keys and values of each KV head (grouped-query attention:
+    ``num_key_value_heads`` in config.json), or the compressed latent of multi-head latent attention
+    (DeepSeek V2/V3/R1: ``kv_lora_rank`` 512 + ``qk_rope_head_dim`` 64 = 576, one vector shared by
+    keys and values; vLLM AttentionSpec.page_size_bytes: "For MLA we only store a single latent
+    vector")."""
+    if m.kv_cache_dim:
+        return float(m.kv_cache_dim)
+    return float(2 * (m.kv_heads or m.heads or 1) * _head_dim(m))
+
+
+def kv_token_layers(m: Model, w: Workload, s: int) -> float:
+    """Token x layer slots the cache holds at context ``s``.
+
+    Full attention caches every token in every decoder layer. A model with local layers
+    (``sliding_window``: Mistral 7B v0.1, Gemma 2/3, gpt-oss, Llama 4's chunked layers) caches at
+    most the window there: vLLM's hybrid KV cache manager reserves "only the most recent
+    sliding_window_size tokens" for them (docs.vllm.ai, design/hybrid_kv_cache_manager), and
+    llama.cpp's iSWA cache keeps window + n_ubatch cells (``LLAMA_CPP_UBATCH``). Engines listed in
+    the model's ``sliding_window_full_in`` cache the whole context in every layer (llama.cpp for
+    Mistral 7B v0.1: it never implemented that model's sliding window).
+    """
+    L = int(m.layers or 1)
+    layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
+    if not m.sliding_window or m.full_attention_layers is None:
+        return float(layers * s)
+    llama = w.engine in LLAMA_CPP_FAMILY
+    if ("llama.cpp" if llama else w.engine) in m.sliding_window_full_in:
+        return float(layers * s)
+    window = m.sliding_window + (LLAMA_CPP_UBATCH if llama else 0)
+    full = m.full_attention_layers
+    return float(full * s + (layers - full) * min(s, window))
+
+
+def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:
+    """Average KV-cache bytes per token of context at context ``s`` (one sequence)."""
+    kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
+    return kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes / max(1, s)
+
+
+@dataclass(frozen=True, slots=True)
+class MaxContext:
+    """The longest context that fits one card, with the band from the calibration error."""
+
+    tokens: int  # 0 = does not fit even at the shortest context tried
+    low: int  # if the model's total is at the top of its band
+    high: int  # if at the bottom
+    capped: bool  # the model's own max_seq_len limits it, not memory
+
+
+#: contexts are reported rounded down to this (llama.cpp pads its cache to 256 cells)
+CONTEXT_STEP = 256
+
+
+def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
+    """The longest context (tokens) at which ``w`` (inference, batch as asked or 1) fits
+    ``capacity`` bytes per card, capped at the model's ``max_seq_len``; None when the model has no
+    context (CNNs, diffusion) or the workload trains.
+
+    Total memory is monotonic in the context, so it is solved by bisection on the memory model
+    (KV cache, the working set and overhead all follow ``_terms``)."""
+    if w.trains or m.kind not in TRANSFORMER_KINDS or m.kind == "encoder" or not m.max_seq_len:
+        return None
+    if m.activation_mb_per_sample is not None:
+        return None
+    splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+    b = w.batch_size or 1
+    b_card = math.ceil(b / w.num_gpus) if splits else b
+
+    def need(s: int) -> float:
+        return _total(_terms(m, replace(w, seq_len=s)), b_card)
+
+    lo_rel, hi_rel = _CAL.bands.get(category(m, w), (-0.2, 0.2))
+    top = int(m.max_seq_len)
+
+    def solve(cap: float) -> tuple[int, bool]:
+        if need(top) <= cap:
+            return top, True
+        lo, hi = 0, top  # need(lo) fits (lo = 0 means nothing fits yet), need(hi) does not
+        if need(CONTEXT_STEP) > cap:
+            return 0, False
+        lo = CONTEXT_STEP
+        while hi - lo > CONTEXT_STEP // 4:
+            mid = (lo + hi) // 2
+            if need(mid) <= cap:
+                lo = mid
+            else:
+                hi = mid
+        return lo // CONTEXT_STEP * CONTEXT_STEP, False
+
+    tokens, capped = solve(capacity)
+    # the real total may be up to total / (1 + lo_rel) (lo_rel < 0): the context that fits then
+    low, _ = solve(capacity * (1.0 + lo_rel))
+    high, _ = solve(capacity * (1.0 + hi_rel))
+    return MaxContext(tokens=tokens, low=min(low, tokens), high=max(high, tokens), capped=capped)
+
+
 def _max_batch(t: _Terms, capacity: float) -> int:
     room = capacity - t.fixed - _overhead_fixed(t)
     per = t.per_sample * (1 + _K["act_slack"])
@@ -1050,6 +1183,8 @@ class Estimate:
             out["nf4"] = True
         if w.cpu_offload:
             out["cpu_offload"] = True
+        if w.kv_cache:
+            out["kv_cache"] = w.kv_cache
         return out
 
 

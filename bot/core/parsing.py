@@ -670,10 +670,49 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _engine_ram_follow_up(q, context)
+        return _with_context(_engine_ram_follow_up(q, context), catalog)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
+
+
+def _kv_cache(masked: str) -> tuple[str | None, str]:
+    """The KV cache's data type ("q8 kv cache", "kv cache fp8", "KV缓存 q8"), blanked once read."""
+    from bot.core.kv_cache import read
+
+    kv, spans = read(masked)
+    for a, b in spans:
+        masked = _blank(masked, a, b)
+    return kv, masked
+
+
+def _with_context(q: Query, catalog: Any) -> Query:
+    """Issue 17: "max context for X on Y" asks for the longest context; "at full context" runs the
+    model at its own maximum (said in the answer); the KV cache type the engine really offers."""
+    from bot.core.kv_cache import asks_full_context, asks_max_context, settle
+
+    text = q.text.lower()
+    if q.kv_cache is not None:
+        kv, asked = settle(q.kv_cache, q.engine)
+        if asked is not None:
+            q = replace(
+                q,
+                kv_cache=kv,
+                notes=(*q.notes, note(NoteCode.KV_CACHE_ENGINE, asked=asked, used=kv, engine=q.engine or "")),
+            )
+        if q.task is not None and q.task is not Task.INFERENCE:
+            q = replace(q, kv_cache=None, notes=(*q.notes, note(NoteCode.KV_CACHE_TRAINING, asked=kv)))
+    if q.seq_len is None and q.models and asks_full_context(text):
+        cat = get_matcher(catalog).catalog
+        longest = max((getattr(cat.models.get(mid), "max_seq_len", 0) or 0) for mid in q.models)
+        if longest:
+            q = replace(q, seq_len=int(longest))
+    elif q.seq_len is None and q.models and asks_max_context(text):
+        # "how long a context can I use" is not a time-to-train question
+        if q.intent in (Intent.FIT, Intent.INFO, Intent.TIME, Intent.SPEED, Intent.RECOMMEND):
+            intent = Intent.FIT if q.gpus else (Intent.INFO if q.intent is not Intent.RECOMMEND else q.intent)
+            q = replace(q, max_context=True, intent=intent)
+    return q
 
 
 # issue 11: "64GB RAM", "128 GB of DDR5", "内存 64G": the asker's system RAM (not VRAM, not unified memory)
@@ -844,6 +883,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
     out_of_range: list[OutOfRange] = []
     resolution, masked = _resolution(masked, out_of_range)
+    kv_cache, masked = _kv_cache(masked)  # issue 17: before precision ("q8 kv cache" is not q8 weights)
     seq_len, masked = _seq_len(masked, out_of_range)
     batch, masked = _batch(masked, out_of_range)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
@@ -1096,6 +1136,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         pure_16bit=pure_16bit,
         lora_targets=lora_targets,
         out_of_range=tuple(out_of_range),
+        kv_cache=kv_cache,
     )
 
     # ---- follow-ups
@@ -1115,6 +1156,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             and not model_mentions
             and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus)
         )
+        # "and with q8 kv cache?" is a follow-up too
+        bare = bare or (not own_intent and not model_mentions and kv_cache is not None)
         if (not model_mentions and (opener or bare)) or (model_mentions and strong_opener):
             q = _merge(last, q, num_gpus is not None)
     return q
@@ -1226,5 +1269,6 @@ def _merge(last: Query, new: Query, count_stated: bool) -> Query:
         pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
         lora_targets=new.lora_targets or last.lora_targets,
         price_question=new.price_question or last.price_question,
+        kv_cache=new.kv_cache or last.kv_cache,
         notes=new.notes + (note(NoteCode.FOLLOW_UP),),
     )

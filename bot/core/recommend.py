@@ -62,6 +62,8 @@ def workload_for(model: Model, q: Query) -> Workload:
         pure_16bit=q.pure_16bit,
         lora_targets=q.lora_targets,
         cpu_offload=q.offload,
+        engine=q.engine,
+        kv_cache=q.kv_cache,
     )
 
 

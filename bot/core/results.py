@@ -155,6 +155,7 @@ class AssumptionName(StrEnum):
     OFFLOAD = "offload_text_encoders"
     NUM_GPUS = "num_gpus"
     PARALLELISM = "parallelism"
+    KV_CACHE = "kv_cache"  # issue 17: the KV cache's data type when not the model's 16 bits
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,8 @@ class FitItem:
     build: Any = None
     headline: bool = False
     min_cards: int | None = None
+    # issue 17: a "longest context" question: the memory at that context (None otherwise)
+    max_context_breakdown: Breakdown | None = None
 
     @property
     def fits(self) -> bool:
@@ -239,6 +242,7 @@ class FitResult:
     notes: tuple[Note, ...] = ()
     basis: tuple[BasisCode, ...] = ()
     builds: bool = False  # issue 11: the items are builds of one (model, card), best quality first
+    max_context: bool = False  # issue 17: the question asks for the longest context that fits
 
 
 class Smallest(StrEnum):
@@ -381,6 +385,10 @@ class ModelFacts:
     weights_gb: float
     precision: Precision
     format_id: str | None = None  # issue 11: the release build the figures are for (formats id)
+    # issue 17: the 16-bit KV cache at the model's full context (bytes), and what the plain formula
+    # (every token in every layer) would say; None for models without a KV cache
+    kv_full_context_bytes: float | None = None
+    kv_plain_bytes: float | None = None
 
 
 @dataclass(frozen=True)

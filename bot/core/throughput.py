@@ -193,11 +193,24 @@ def weight_bytes(model: Model, precision: Precision, *, active: bool = True, awq
     return float(params) * bits_per_weight(precision, awq) / 8.0
 
 
-def kv_bytes_per_token(model: Model, kv_bits: float = 16.0) -> float:
-    """KV cache bytes per token of context (all layers), fp16 cache by default."""
+def kv_bytes_per_token(
+    model: Model, kv_bits: float = 16.0, *, context: int | None = None, engine: str = "vllm"
+) -> float:
+    """KV cache bytes per token of context (all layers), fp16 cache by default.
+
+    With ``context``, the average over that context for a model with local (sliding-window) layers,
+    which cache at most their window in ``engine`` (issue 17; ``memory.kv_token_layers``).
+    """
     layers = model.layers or model.decoder_layers or 0
     if not layers:
         return 0.0
+    if context and model.sliding_window and model.full_attention_layers is not None:
+        eng = "llama.cpp" if engine in ("llama.cpp", "ollama", "lm-studio", "") else engine
+        if eng not in model.sliding_window_full_in:
+            window = model.sliding_window + (512 if eng == "llama.cpp" else 0)
+            full = model.full_attention_layers
+            share = (full * context + (layers - full) * min(context, window)) / (layers * context)
+            return kv_bytes_per_token(model, kv_bits) * share
     if model.kv_cache_dim:
         per_layer = float(model.kv_cache_dim)
     else:
@@ -247,7 +260,8 @@ def decode(
         if meas is not None:
             return Figure.banded(meas, "decode_measured", "measured", unit, Engine.LLAMA_CPP)
     eff = _speed.decode_efficiency(gpu, precision)
-    bytes_per_token = weight_bytes(model, precision, awq=awq) + kv_bytes_per_token(model) * max(context, 0)
+    kv = kv_bytes_per_token(model, context=context, engine="llama.cpp")
+    bytes_per_token = weight_bytes(model, precision, awq=awq) + kv * max(context, 0)
     if bytes_per_token <= 0:
         return Figure.banded(0.0, "decode", "modelled", unit, Engine.LLAMA_CPP)
     seconds = bytes_per_token / (eff * gpu.memory_bandwidth_gbs * 1e9)
@@ -268,7 +282,7 @@ def decode_offload(
     rest at the RAM's: the slow part dominates quickly.
     """
     w = weight_bytes(model, precision)
-    kv = kv_bytes_per_token(model) * max(context, 0)
+    kv = kv_bytes_per_token(model, context=context, engine="llama.cpp") * max(context, 0)
     room = gpu.vram_gb * 1.073741824e9 * 0.9 - kv - 0.5e9
     on_gpu = max(0.0, min(w, room))
     on_cpu = w - on_gpu
@@ -306,7 +320,9 @@ def batched_decode(
     n = max(streams, 1)
     bw = gpu.memory_bandwidth_gbs * 1e9 * SERVE_BW_EFF * num_gpus * (0.8 if num_gpus > 1 else 1.0)
     flops = _tensor_tflops(gpu, precision) * 1e12 * SERVE_COMPUTE_EFF * num_gpus
-    read = weight_bytes(model, precision, awq=awq) + n * kv_bytes_per_token(model) * context / 2
+    read = (
+        weight_bytes(model, precision, awq=awq) + n * kv_bytes_per_token(model, context=context) * context / 2
+    )
     work = 2.0 * float(model.active_params or model.params) * n
     step = max(read / bw, work / flops if flops else 0.0)
     agg = n / step if step > 0 else 0.0
@@ -504,7 +520,8 @@ def serving_capacity(
     cap = gpu.vram_gb * 1.073741824 * num_gpus
     w = weight_bytes(model, precision, active=False, awq=awq) / 1e9
     budget = cap * GPU_MEMORY_UTILIZATION - w - SERVE_RESERVE_GB * num_gpus
-    per_user = kv_bytes_per_token(model) * math.ceil(max(context, 1) / PAGE_TOKENS) * PAGE_TOKENS / 1e9
+    pages = math.ceil(max(context, 1) / PAGE_TOKENS)
+    per_user = kv_bytes_per_token(model, context=pages * PAGE_TOKENS) * pages * PAGE_TOKENS / 1e9
     return int(budget // per_user) if per_user > 0 and budget > 0 else 0
 
 
@@ -526,7 +543,7 @@ def serving(
     w = weight_bytes(model, precision, active=False, awq=awq) / 1e9
     budget = cap * GPU_MEMORY_UTILIZATION - w - SERVE_RESERVE_GB * num_gpus
     pages = math.ceil(max(context, 1) / PAGE_TOKENS)
-    per_user = kv_bytes_per_token(model) * pages * PAGE_TOKENS / 1e9
+    per_user = kv_bytes_per_token(model, context=pages * PAGE_TOKENS) * pages * PAGE_TOKENS / 1e9
     fit = int(budget // per_user) if per_user > 0 and budget > 0 else 0
     n = fit if users is None else min(users, fit) if fit else 0
     agg, each = batched_decode(model, gpu, precision, max(n, 1), context, num_gpus=num_gpus, awq=awq)

@@ -81,6 +81,10 @@ class NoteCode(StrEnum):
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
+    # issue 17 (context and KV cache)
+    KV_CACHE_ENGINE = "kv_cache_engine"  # asked, used, engine: the engine offers another cache type
+    KV_CACHE_TRAINING = "kv_cache_training"  # asked: a KV-cache setting on a training question, ignored
+    KV_CACHE_COST = "kv_cache_cost"  # kv, gb, f16_gb, cost (message id), date, source
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,10 @@ class Query:
     # ("llama.cpp", "vllm": a catalog.engines id)
     system_ram_gb: float | None = None
     engine: str | None = None
+    # issue 17: the KV cache's data type ("f16", "q8_0", "q4_0", "fp8"; bot.core.kv_cache), and
+    # whether the question asks for the longest context that fits ("max context for X on Y")
+    kv_cache: str | None = None
+    max_context: bool = False
 
 
 @dataclass(frozen=True)
@@ -287,6 +295,13 @@ class FitEntry:
     quality_note: str | None = None  # formats.yaml quality_note id of the build
     weights_basis: str | None = None  # "measured" (a published file) | "modelled"
     min_cards: int | None = None  # does not fit: the fewest of this card it fits on (2, 4 or 8)
+    # issue 17: the longest context (tokens) that fits this card at this build, solved from the memory
+    # model and capped at the model's max_seq_len; the band from the calibration error; whether the
+    # model's own limit (not memory) caps it; the KV cache's data type the entry was computed with
+    max_context_tokens: int | None = None
+    max_context_band: tuple[int, int] | None = None
+    max_context_capped: bool = False
+    kv_cache_dtype: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -315,6 +330,10 @@ class FitEntry:
             "quality_note": self.quality_note,
             "weights_basis": self.weights_basis,
             "min_cards": self.min_cards,
+            "max_context_tokens": self.max_context_tokens,
+            "max_context_band": list(self.max_context_band) if self.max_context_band else None,
+            "max_context_capped": self.max_context_capped,
+            "kv_cache_dtype": self.kv_cache_dtype,
         }
 
 
@@ -453,6 +472,8 @@ class Answer:
             "precision": str(q.precision) if q.precision else None,
             "batch_size": q.batch_size,
             "seq_len": q.seq_len,
+            "kv_cache": q.kv_cache,  # issue 17: the KV-cache type asked (None = the model's 16 bits)
+            "max_context": q.max_context,  # issue 17: the question asks for the longest context
             "num_gpus": q.num_gpus,
             "gpu_counts": list(q.gpu_counts) or [q.num_gpus] * len(q.gpus),
             "fit": [f.to_json() for f in self.fit],

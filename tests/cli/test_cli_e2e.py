@@ -129,6 +129,7 @@ ESTIMATE_OUT = {
     "high_gb",
     "assumptions",
     "error",
+    "max_context_tokens",  # issue 17
 }
 ESTIMATE_ASSUMED = {
     "model",
@@ -147,6 +148,8 @@ ESTIMATE_ASSUMED = {
     "lora_targets",
     "cpu_offload",
     "parallelism",
+    "kv_cache",  # issue 17
+    "engine",
 }
 
 
@@ -190,6 +193,9 @@ def test_estimate_answers_each_line_and_a_bad_line_never_stops_the_rest():
             assert isinstance(o["error"], str) and o["error"].endswith((".", "?")), (i, o)
             assert o["required_gb"] is None and o["assumptions"] is None
     qlora, bf16, nf4 = out[0], out[2], out[12]
+    # issue 17: the longest context only for inference on a card; training and no card have none
+    assert qlora["max_context_tokens"] is None and nf4["max_context_tokens"] is None
+    assert nf4["assumptions"]["kv_cache"] == "f16" and qlora["assumptions"]["kv_cache"] is None
     assert qlora["fits"] is True and qlora["max_batch_size"] >= 1
     a = qlora["assumptions"]
     assert a["method"] == "qlora" and a["precision"] == "nf4" and a["lora_rank"] == 64

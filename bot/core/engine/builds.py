@@ -176,8 +176,9 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
         head = ok and not headline_set
         headline_set = headline_set or ok
         out.append(BuildVerdict(b, e, ok, need, head, offload, resident))
-        if head and not diffusion:
+        if head and not diffusion and not q.max_context:
             break  # lower builds are neither shown nor needed once the best that fits is found
+            # (a "longest context" question shows the context of each build people run)
     return out
 
 

@@ -48,6 +48,8 @@ def assumptions_for(
     if w.num_gpus > 1:
         out.append(Assumption(_A.NUM_GPUS, w.num_gpus, True))
         out.append(Assumption(_A.PARALLELISM, w.parallelism, q.parallelism is not None))
+    if w.kv_cache:
+        out.append(Assumption(_A.KV_CACHE, w.kv_cache, q.kv_cache is not None))
     return tuple(out)
 
 

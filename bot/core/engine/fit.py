@@ -16,6 +16,7 @@ from bot.core.engine.common import (
 )
 from bot.core.formats import Build
 from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.kv_cache import KV_TYPES
 from bot.core.measured import find as find_measured
 from bot.core.memory import GB, Estimate
 from bot.core.results import (
@@ -58,7 +59,17 @@ def fit_entry(
     )
 
 
+def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | None:
+    """The longest context this card holds for the entry's workload (issue 17); vLLM fits it in
+    its reserved share of the card."""
+    if g is None:
+        return None
+    reserve = bld.VLLM_RESERVE if e.workload.engine == "vllm" else 1.0
+    return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve)
+
+
 def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
+    mc = _max_context(m, g, e)
     return FitEntry(
         model=m.id,
         gpu=g.id if g else None,
@@ -79,6 +90,10 @@ def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any]
         high_gb=round(e.high / GB, 2) if e.high else None,
         tight=bool(e.tight) if g is not None else False,
         band_category=e.category,
+        max_context_tokens=mc.tokens if mc is not None else None,
+        max_context_band=(mc.low, mc.high) if mc is not None else None,
+        max_context_capped=mc.capped if mc is not None else False,
+        kv_cache_dtype=(e.workload.kv_cache or "f16") if mc is not None else None,
     )
 
 
@@ -91,7 +106,28 @@ def workload_notes(m: Model, q: Query, e: Estimate) -> list[Note]:
     s = w.seq_len
     if s and m.max_seq_len and s > m.max_seq_len:
         out.append(note(NoteCode.SEQ_TOO_LONG, model=m.name, max=m.max_seq_len, seq=s))
+    out += kv_notes(e)
     return out
+
+
+def kv_notes(e: Estimate) -> list[Note]:
+    """A quantized KV cache (issue 17): its memory against the 16-bit cache, and its published cost."""
+    w = e.workload
+    kv = KV_TYPES.get(w.kv_cache) if w.kv_cache else None
+    if kv is None or w.trains:
+        return []
+    f16 = e.kv_cache * 2.0 / kv.bytes_per_value
+    return [
+        note(
+            NoteCode.KV_CACHE_COST,
+            kv=kv.id,
+            gb=round(e.kv_cache / GB, 2),
+            f16_gb=round(f16 / GB, 2),
+            cost=kv.cost,
+            date=kv.date,
+            source=kv.source,
+        )
+    ]
 
 
 def _known_batch(cat: Catalog, m: Model, g: GPU, e: Estimate) -> tuple[float, str, str] | None:
@@ -125,11 +161,17 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
+        entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
+        at_max = None
+        if q.max_context and entry.max_context_tokens:
+            # the memory at the longest context, so the answer shows what fills the card there
+            wm = replace(e.workload, seq_len=entry.max_context_tokens)
+            at_max = breakdown_of(memory.estimate(m, g, workload=wm))
         items.append(
             FitItem(
                 model=m,
                 gpu=g,
-                entry=fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards),
+                entry=entry,
                 workload=e.workload,
                 total_gb=e.total / GB,
                 capacity_gb=memory.usable_bytes(g) / GB,
@@ -140,6 +182,7 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
                 build=v.build,
                 headline=v.headline,
                 min_cards=v.min_cards,
+                max_context_breakdown=at_max,
             )
         )
     notes: list[Note] = []
@@ -147,6 +190,8 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     if mo is not None:
         notes.append(mo)
     notes += bld.offload_notes(m, g, q, verdicts)
+    if verdicts:
+        notes += kv_notes(next((v.estimate for v in verdicts if v.headline), verdicts[0].estimate))
     release = verdicts[0].build.precision if verdicts else None
     notes += bld.card_notes(g, m, q, base, release)
     return items, notes
@@ -178,6 +223,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             notes=tuple(notes),
             basis=tuple(basis),
             builds=single,
+            max_context=q.max_context,
         )
     buyable: list[GPU] | None = None
     measured = False
@@ -235,6 +281,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         assumptions=assumptions_for(q, first.workload, batch=q.batch_size),
         notes=tuple(notes),
         basis=tuple(basis),
+        max_context=q.max_context,
     )
 
 

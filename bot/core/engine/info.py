@@ -34,7 +34,21 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
             if bl:
                 e = memory.estimate(m, None, workload=builds.build_workload(m, e.workload, bl[0]))
                 fmt_id = bl[0].format_id
-        mfacts.append(ModelFacts(m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision, fmt_id))
+        kv_full = kv_plain = None
+        if m.kind in builds.LLM_KINDS and m.max_seq_len:
+            # issue 17: the cache at the model's whole context, by its attention design and as if plain
+            w16 = memory.resolve_workload(m, task=Task.INFERENCE, seq_len=m.max_seq_len)
+            per_slot = memory.kv_values_per_token_layer(m) * 2.0
+            kv_full = memory.kv_token_layers(m, w16, m.max_seq_len) * per_slot
+            head_dim = m.head_dim or (m.hidden or 0) // (m.heads or 1)
+            kv_plain = (
+                float(m.layers or 0) * m.max_seq_len * 2 * (m.kv_heads or m.heads or 1) * head_dim * 2.0
+            )
+        mfacts.append(
+            ModelFacts(
+                m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision, fmt_id, kv_full, kv_plain
+            )
+        )
     from bot.core.engine import builds
     from bot.core.engine.common import memory_variant
 

