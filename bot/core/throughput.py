@@ -18,10 +18,10 @@ The models (all pure functions of the catalog's card and model facts):
 - **prefill** (tokens/s): compute bound, ``2 x N_active`` FLOPs per token at a
   utilization fitted to llama.cpp's pp512 figures (``PREFILL_MFU``).
 - **training** (tokens/s): ``6 x N`` FLOPs per token for full training;
-  LoRA skips the weight gradients (``4 x N``) but recomputes the forward under
-  gradient checkpointing (``+ 2 x N``); QLoRA also dequantizes the 4-bit
-  weights on every pass (``QLORA_SLOWDOWN``). Utilization ``TRAIN_MFU`` is an
-  estimate (no measured LLM training throughput is carried yet).
+  LoRA skips the weight gradients (``4 x N``); QLoRA also dequantizes the 4-bit
+  weights on every pass (``QLORA_SLOWDOWN``). Recomputation under gradient
+  checkpointing is not counted as model FLOPs: it lowers the achieved
+  utilization ``TRAIN_MFU``, fitted to the carried LLM training throughputs.
 - **diffusion** (seconds per image at the model's native resolution and a
   stated step count): UNet models (SD 1.5, SDXL) at batch 1 are bound by
   memory traffic (the carried timings follow bandwidth, not TFLOPS), so a step
@@ -96,12 +96,16 @@ AWQ_BITS = 4.25
 # rate is the FP32-accumulate one, which GeForce cards halve; llama.cpp accumulates in FP16
 # (and int8 MMQ for quantized weights), so the fitted share comes out near 1.
 PREFILL_MFU = {"fp16": 1.0, "quant": 0.88}
-# training utilization of the FP16 tensor rate (model FLOPs utilization): the median of the carried
-# LLM training throughputs (speed-calibration.yaml "training"), which disagree: 2024 FSDP + flash
-# attention runs reach ~1.6x this, 2023 PyTorch PEFT runs without flash attention ~0.5x. The band
-# ("training") spans that spread.
-TRAIN_MFU = 0.38
-QLORA_SLOWDOWN = 1.35  # estimate: NF4 dequantization on every forward and backward pass
+# training utilization of the FP16 tensor rate (model FLOPs utilization, 6 x N per token for full
+# training, 4 x N for LoRA): the median of the carried LLM training throughputs
+# (speed-calibration.yaml "training": torchtune 2024-09, vectorlm 2024-05, PaddleNLP's 2023 PyTorch
+# baseline; bench/calibrate_speed.py --fit). 2024 stacks (packed data, flash attention, torch.compile)
+# sit near it; the 2023 HF PEFT baseline without flash attention and with padded batches reaches a
+# quarter of it. The band ("training") spans the 2024 spread.
+TRAIN_MFU = 0.55
+# QLoRA vs LoRA: torchtune's Llama 3.1 8B on one RTX 4090 (README, 2024-09) runs LoRA at 3,083 and
+# QLoRA at 2,413 tokens/s, 1.28x: NF4 dequantization on every forward and backward pass
+QLORA_SLOWDOWN = 1.3
 # batched serving (vLLM): the share of bandwidth a step of continuous batching reaches (estimate;
 # paged attention kernels read HBM better than llama.cpp's single stream)
 SERVE_BW_EFF = 0.75
@@ -335,7 +339,7 @@ def training_flops_per_token(model: Model, method: Method) -> float:
     n = float(model.params)
     if method is Method.FULL:
         return 6.0 * n
-    per = 6.0 * n  # LoRA: forward 2N + activation gradients 2N + forward recomputed under checkpointing 2N
+    per = 4.0 * n  # LoRA: forward 2N + activation gradients 2N (no weight gradients for the frozen base)
     return per * (QLORA_SLOWDOWN if method is Method.QLORA else 1.0)
 
 
