@@ -292,7 +292,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
-        fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
+        fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref, q)
     notes: list[Note] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
         notes.append(note(NoteCode.ROCM))
@@ -428,7 +428,13 @@ def _reason(
 
 
 def _fix_for_budget(
-    catalog: Catalog, model: Model, w: Workload, need: int, budget: float | None, ref: GPU
+    catalog: Catalog,
+    model: Model,
+    w: Workload,
+    need: int,
+    budget: float | None,
+    ref: GPU,
+    q: Query | None = None,
 ) -> tuple[memory.Suggestion | None, Candidate | None]:
     """What to change when nothing fits as asked.
 
@@ -452,6 +458,8 @@ def _fix_for_budget(
                 strict=True,
             )
             if (g.price_usd or 0) * nw.num_gpus <= limit and per_card * scale >= b
+            # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
+            and (q is None or _runs_precision(g, nw, q))
         ]
         if not ok:
             continue
