@@ -347,11 +347,15 @@ def _issue11_notes(
     big = [g for g in catalog.gpus.values() if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory]
     for fmt_id, bw in wanted:
         setups: list[tuple[int, float, float, GPU]] = []
+        # the release build is served with vLLM / SGLang, which take 90% of each card up front
+        # (gpu_memory_utilization) and need room in it for the KV cache: 700 GB of FP8 weights is
+        # 8x H200 / B200 / MI300X, as deployed, not 4x at 89% full
+        served = fmt_id != "" and not fmt_id.startswith("gguf")
         for g in big:
             for n in (2, 4, 8):
                 tw = replace(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
                 e = memory.estimate(model, g, workload=tw)
-                if e.fits:
+                if e.total <= (e.capacity or 0.0) * SERVE_WEIGHT_SHARE if served else e.fits:
                     setups.append((n, n * g.vram_gb, e.total / GB, g))
                     break
         setups.sort(key=lambda s: (s[0], s[1]))
@@ -366,7 +370,47 @@ def _issue11_notes(
             picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1)})
         if picked:
             out.append(note(NoteCode.MULTI_CARD_SETUPS, fmt=fmt_id, setups=picked))
+    out += _expert_offload_notes(catalog, model, q, w)
     return out
+
+
+#: a multi-card setup for a served release build holds weights and overhead in at most this share of
+#: each card: vLLM's 0.9 less room for the KV cache of a few long requests (an estimate)
+SERVE_WEIGHT_SHARE = 0.75
+
+#: the card an expert-offload offer is sized on: the common 24 GB card people own
+OFFLOAD_CARDS = ("rtx-4090", "rtx-3090")
+
+
+def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
+    """No card holds an MoE model: its Q4_K_M build with the routed experts in system RAM
+    (llama.cpp ``--n-cpu-moe`` / ``-ot``, KTransformers) when the rest fits one 24 GB card."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    if model.kind != "moe-decoder" or not builds.builds_apply(model, q):
+        return []
+    q4 = next((b for b in formats.builds_for(model, catalog) if b.format_id == "gguf-q4_k_m"), None)
+    g = next((catalog.gpus[c] for c in OFFLOAD_CARDS if c in catalog.gpus), None)
+    if q4 is None or g is None:
+        return []
+    bw = builds.build_workload(model, replace(w, weights_bytes=None, format_id="", num_gpus=1), q4)
+    v = builds.BuildVerdict(q4, memory.estimate(model, g, workload=bw), False)
+    xo = builds.expert_offload(model, g, v)
+    if xo is None or not xo.fits_gpu:
+        return []
+    ram = q.system_ram_gb
+    return [
+        note(
+            NoteCode.MOE_CPU_OFFLOAD,
+            fmt=xo.format_id,
+            gpu_gb=xo.gpu_gb,
+            ram_gb=xo.ram_gb,
+            have_ram_gb=ram,
+            enough=None if ram is None else ram >= xo.ram_gb,
+        ),
+        note(NoteCode.KTRANSFORMERS),
+    ]
 
 
 VALUE_MIN_SHARE = 0.4
@@ -457,7 +501,8 @@ def _fix_for_budget(
                 memory.max_batches(terms, [memory.usable_bytes(g) for g in affordable]),
                 strict=True,
             )
-            if (g.price_usd or 0) * nw.num_gpus <= limit and per_card * scale >= b
+            if (g.price_usd or 0) * nw.num_gpus <= limit
+            and per_card * scale >= b
             # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
             and (q is None or _runs_precision(g, nw, q))
         ]

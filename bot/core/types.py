@@ -81,6 +81,10 @@ class NoteCode(StrEnum):
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
+    # issue 11, what works first (v11)
+    KTRANSFORMERS = "ktransformers"  # the CPU/GPU split KTransformers documents for MoE models (no values)
+    # fmt, gb (card peak), extra_s (per image, estimate), steps, only (no other build fits)
+    SEQUENTIAL_OFFLOAD = "sequential_offload"
 
 
 @dataclass(frozen=True)

@@ -301,6 +301,7 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
                     enough=None if ram is None else ram >= xo.ram_gb,
                 )
             )
+            out.append(note(NoteCode.KTRANSFORMERS))
             if ram is None:
                 out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=xo.ram_gb))
         return out
@@ -321,6 +322,79 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
         if ram is None:
             out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=po.ram_gb))
     return out
+
+
+# --------------------------------------------------------------------------- sequential offload
+
+#: diffusers' enable_sequential_cpu_offload() moves one leaf module (a Linear, an embedding) to the card
+#: at a time: the card holds the activations and the largest leaf's weights (an estimate: T5-XXL's
+#: token embedding, the largest leaf in SD3 / FLUX pipelines, is 0.26 GB in 16-bit). diffusers' memory
+#: guide: sequential offload "can reduce memory consumption to less than 3GB" (SD 1.5, fp16) and is
+#: "extremely slow" (huggingface/diffusers docs/source/en/optimization/memory.md, 2023-2025)
+SEQ_LEAF_GB = 0.3
+#: host-to-card rate of the streamed weights (pageable memory, many small copies; an estimate: PCIe 4.0
+#: x16 peaks at 32 GB/s): every denoising step streams the whole denoiser once
+SEQ_PCIE_GBS = 10.0
+
+
+@dataclass(frozen=True)
+class SequentialOffload:
+    """diffusers' ``enable_sequential_cpu_offload()``: the lowest card memory, many times slower."""
+
+    format_id: str
+    gb: float  # card peak
+    extra_s: float  # seconds added per image by streaming the denoiser every step (estimate)
+    steps: int
+
+
+def sequential_offload(m: Model, g: GPU, workload: Workload, format_id: str) -> SequentialOffload | None:
+    """``workload`` (a diffusion inference, build ``format_id``) with sequential CPU offload on ``g``;
+    None when it still does not fit or the model is not a diffusion pipeline with components."""
+    if m.kind != "diffusion" or not m.components or workload.trains:
+        return None
+    from bot.core import throughput
+
+    w = replace(workload, model_offload=True, offload_text_encoders=False)
+    e = memory.estimate(m, g, workload=w)
+    peak = e.total - e.weights + SEQ_LEAF_GB * GB
+    if e.capacity is None or peak > e.capacity:
+        return None
+    steps = throughput.default_steps(m)
+    denoiser = memory._phase_weights(m, w)[0]
+    return SequentialOffload(
+        format_id=format_id,
+        gb=round(peak / GB, 1),
+        extra_s=round(steps * denoiser / (SEQ_PCIE_GBS * GB), 0),
+        steps=steps,
+    )
+
+
+def sequential_notes(m: Model, g: GPU, verdicts: list[BuildVerdict]) -> list[Note]:
+    """Diffusion: the release build does not fit, even with model CPU offload: offer it with
+    sequential CPU offload (an option after model offload, with its speed cost)."""
+    if m.kind != "diffusion" or not verdicts or verdicts[0].fits:
+        return []
+    v = verdicts[0]
+    return sequential_note(
+        m, g, v.estimate.workload, v.build.format_id, only=not any(x.fits for x in verdicts)
+    )
+
+
+def sequential_note(m: Model, g: GPU, w: Workload, format_id: str, only: bool = False) -> list[Note]:
+    """The SEQUENTIAL_OFFLOAD note (``only``: no other build fits, this is the one way to run it)."""
+    so = sequential_offload(m, g, w, format_id)
+    if so is None:
+        return []
+    return [
+        note(
+            NoteCode.SEQUENTIAL_OFFLOAD,
+            fmt=so.format_id,
+            gb=so.gb,
+            extra_s=so.extra_s,
+            steps=so.steps,
+            only=only,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- card notes

@@ -147,6 +147,7 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     if mo is not None:
         notes.append(mo)
     notes += bld.offload_notes(m, g, q, verdicts)
+    notes += bld.sequential_notes(m, g, verdicts)
     release = verdicts[0].build.precision if verdicts else None
     notes += bld.card_notes(g, m, q, base, release)
     return items, notes
@@ -217,7 +218,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 measured=published,
             )
         )
-        for n in [*workload_notes(m, q, e), *bld.card_notes(g, m, q, e.workload, None)]:
+        seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
+        for n in [*workload_notes(m, q, e), *seq, *bld.card_notes(g, m, q, e.workload, None)]:
             if n not in notes:
                 notes.append(n)
         if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:

@@ -493,4 +493,15 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
         return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
     if c is NoteCode.ENGINE_USED:
         return t(L, "note.engine_used", engine=v["engine"])
+    if c is NoteCode.KTRANSFORMERS:
+        return t(L, "v11.ktransformers")
+    if c is NoteCode.SEQUENTIAL_OFFLOAD:
+        return t(
+            L,
+            "v11.sequential_offload_only" if v.get("only") else "v11.sequential_offload",
+            fmt=format_label(v["fmt"]),
+            gb=fmt.num(v["gb"], L),
+            extra_s=fmt.num(v["extra_s"], L),
+            steps=v["steps"],
+        )
     return None

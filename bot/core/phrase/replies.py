@@ -44,6 +44,7 @@ from bot.core.results import (
     Smallest,
     UnknownResult,
 )
+from bot.core.types import NoteCode
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU
@@ -413,6 +414,9 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
         verdict = t(L, "rec.verdict_nobudget", what=what, picks=t(L, "sep.semicolon").join(bits))
     else:
         verdict = t(L, "rec.nothing_fits", what=what, budget=budget)
+        multi = _multi_card_verdict(env, r, what)
+        if multi is not None:
+            verdict = multi
         if r.cheapest_fit is not None:
             c = r.cheapest_fit
             details.append(
@@ -425,7 +429,7 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
                     gb=gb(env, r.cheapest_fit_gb or 0),
                 )
             )
-        elif r.no_workstation_gb is not None:
+        elif r.no_workstation_gb is not None and multi is None:
             server = t(L, "rec.server_fit", card=card_label(r.server_fit)) if r.server_fit is not None else ""
             details.append(t(L, "rec.no_workstation", gb=gb(env, r.no_workstation_gb), server=server))
         if r.fix is not None and r.fix.gpu is not None:
@@ -482,6 +486,27 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
         reasons=reasons,
         price_labels=labels,
     )
+
+
+def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
+    """No single card holds the model but several do (issue 11: open with what works, never with
+    "Nothing fits" when a common build runs): the first multi-card setup of the release build."""
+    if r.cheapest_fit is not None or r.budget_usd is not None:
+        return None
+    for n_ in r.notes:
+        if n_.code is NoteCode.MULTI_CARD_SETUPS and n_.values.get("fmt") and n_.values.get("setups"):
+            s = n_.values["setups"][0]
+            from bot.core.phrase.common import format_label
+
+            setup = t(env.lang, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], env.lang))
+            return t(
+                env.lang,
+                "v11.rec.multi_card_verdict",
+                what=what,
+                setup=setup,
+                fmt=format_label(n_.values["fmt"]),
+            )
+    return None
 
 
 def _rate_line(env: Env, basis: list[str], shows_prices: bool) -> None:

@@ -1,0 +1,89 @@
+"""Issue 11, what is left: open with what works (R1 on the servers that hold it, experts in system RAM with
+KTransformers named), diffusers' sequential CPU offload after model offload."""
+
+from __future__ import annotations
+
+from bot.core import recommend
+from bot.core.answer import answer
+from bot.core.engine import builds
+from bot.core.knowledge import get_catalog
+from bot.core.parsing import parse
+from bot.core.types import Lang, NoteCode
+
+CAT = get_catalog()
+
+
+def _notes(a, code):
+    return [n for n in a.notes if n.code is code]
+
+
+def test_r1_in_full_opens_with_the_servers_that_hold_it() -> None:
+    a = answer("which cards for DeepSeek R1 in full", catalog=CAT)
+    assert not a.verdict.startswith("Nothing"), a.verdict
+    # ~700 GB of FP8 weights: an 8-card H200 / B200 / MI300X server, each card well under full
+    fp8 = next(n for n in _notes(a, NoteCode.MULTI_CARD_SETUPS) if n.values["fmt"] == "fp8")
+    assert {s["n"] for s in fp8.values["setups"]} == {8}
+    cards = {s["card"] for s in fp8.values["setups"]}
+    assert cards == {"h200", "b200", "instinct-mi300x"}
+    first = fp8.values["setups"][0]
+    assert "8x" in a.verdict and first["name"] in a.verdict and "FP8" in a.verdict
+    # the "ask with 2x or 4x" line is gone: the setups are the answer
+    assert "ask with `2x`" not in a.text
+
+
+def test_r1_offers_experts_in_system_ram_with_the_ram_needed_and_ktransformers() -> None:
+    a = answer("which cards for DeepSeek R1 in full", catalog=CAT)
+    (xo,) = _notes(a, NoteCode.MOE_CPU_OFFLOAD)
+    # Q4_K_M (~404 GB file): the dense part fits one 24 GB card, the routed experts need ~400 GB of RAM
+    assert xo.values["fmt"] == "gguf-q4_k_m"
+    assert xo.values["gpu_gb"] < 24
+    assert 350 <= xo.values["ram_gb"] <= 450
+    assert _notes(a, NoteCode.KTRANSFORMERS)
+    assert "KTransformers" in a.text and "382 GB" in a.text
+    assert "--n-cpu-moe" in a.text
+
+
+def test_ktransformers_is_an_engine_with_its_source() -> None:
+    e = CAT.engines["ktransformers"]
+    assert "kvcache-ai/ktransformers" in e.source and "382" in e.source
+    assert "gguf" in e.formats
+
+
+def test_dense_model_gets_no_expert_offload_in_recommendations() -> None:
+    a = answer("which cards for llama 3.1 405b", catalog=CAT)
+    assert not _notes(a, NoteCode.MOE_CPU_OFFLOAD) and not _notes(a, NoteCode.KTRANSFORMERS)
+
+
+def test_sequential_offload_is_offered_after_model_offload_with_its_cost() -> None:
+    # FLUX.1-dev bf16 (12B transformer, 23.8 GB) on a 12 GB card: Q4_K_M fits with model offload; bf16
+    # only with sequential offload: the card holds activations and one layer, the whole transformer
+    # crosses PCIe every step (28 steps x 23.8 GB / 10 GB/s = ~67 s per image)
+    a = answer("flux dev on a 3060 12gb", catalog=CAT)
+    (so,) = _notes(a, NoteCode.SEQUENTIAL_OFFLOAD)
+    assert so.values["fmt"] == "bf16" and not so.values["only"]
+    assert so.values["gb"] < 6
+    assert 40 <= so.values["extra_s"] <= 100
+    assert "enable_sequential_cpu_offload" in a.text and "extremely slow" in a.text
+
+
+def test_sequential_offload_stays_under_diffusers_3_gb_for_sd15() -> None:
+    # diffusers memory guide: sequential CPU offload "can reduce memory consumption to less than 3GB"
+    # (SD 1.5, fp16)
+    m, g = CAT.model("stable-diffusion-1.5"), CAT.gpu("rtx-3070")
+    w = recommend.workload_for(m, parse("sd 1.5 on a 3070", CAT))
+    so = builds.sequential_offload(m, g, w, "fp16")
+    assert so is not None and so.gb < 3.0
+
+
+def test_nothing_else_fits_says_sequential_offload_is_the_way() -> None:
+    a = answer("flux dev on a 2060 6gb", catalog=CAT)
+    (so,) = _notes(a, NoteCode.SEQUENTIAL_OFFLOAD)
+    assert so.values["only"] is True
+    assert "It still runs with diffusers' sequential CPU offload" in a.text
+    zh = answer("2060 6gb 能跑 flux dev 吗", catalog=CAT, lang=Lang.ZH_HANS)
+    assert "顺序 CPU 卸载" in zh.text
+
+
+def test_sequential_offload_not_offered_when_the_release_fits() -> None:
+    a = answer("sdxl on a 4090", catalog=CAT)
+    assert not _notes(a, NoteCode.SEQUENTIAL_OFFLOAD)
