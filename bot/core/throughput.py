@@ -142,6 +142,64 @@ UNET_STEP_MS_TBS = {"stable-diffusion-1.5": 59.0, "sdxl": 242.0}
 DIT_MFU = 0.6
 
 
+@dataclass(frozen=True)
+class VideoShape:
+    """One clip of a video diffusion model, as its reference sampler makes it."""
+
+    frames: int  # frames in a clip
+    fps: int
+    t_down: int  # the 3D VAE's temporal compression
+    s_down: int  # the VAE's spatial compression
+    patch: int  # the DiT's spatial patch (1 x patch x patch)
+    steps: int  # default sampling steps
+    passes: int  # denoiser passes per step (2: classifier-free guidance)
+
+
+# video diffusion (Wan 2.x): an 81-frame clip (about 5 s at 16 fps) at the model's native resolution;
+# Wan-VAE compresses 4x in time and 8x8 in space, the DiT patches 1x2x2, the T2V sampler takes 50 steps
+# with classifier-free guidance (Wan-Video/Wan2.1 README and generate.py defaults, 2025-02). A step
+# costs 2 x params FLOPs per latent token plus full self-attention over every token of the clip
+# (4 x layers x tokens^2 x hidden), which dominates at video lengths; the rate is DIT_MFU as for FLUX.
+# Carried check: Wan2.1 T2V-1.3B, 5 s of 480P on an RTX 4090 in "about 4 minutes" (speed-calibration.yaml).
+VIDEO_SHAPES = {"wan": VideoShape(frames=81, fps=16, t_down=4, s_down=8, patch=2, steps=50, passes=2)}
+
+
+def video_shape(model: Model) -> VideoShape | None:
+    """The clip a video model makes; None for image models."""
+    return VIDEO_SHAPES.get(model.family or "") if model.kind == "diffusion" else None
+
+
+def video_tokens(model: Model, resolution: int | None = None) -> float:
+    """Latent tokens of one clip at the native size (``resolution``: the height, width kept in ratio)."""
+    v = video_shape(model)
+    if v is None:
+        return 0.0
+    r = model.resolution
+    h, w = (float(r[0]), float(r[1])) if isinstance(r, tuple) else (float(r or 480), float(r or 480))
+    if resolution:
+        w, h = w * resolution / h, float(resolution)
+    lat_t = 1 + (v.frames - 1) // v.t_down
+    per = v.s_down * v.patch
+    return float(lat_t * (h / per) * (w / per))
+
+
+def video_seconds(
+    model: Model, gpu: GPU, precision: Precision, *, steps: int | None = None, resolution: int | None = None
+) -> Figure:
+    """Seconds per clip (modelled, an estimate with the diffusion band)."""
+    v = video_shape(model)
+    assert v is not None
+    tokens = video_tokens(model, resolution)
+    layers = float(model.denoiser_layers or 30)
+    hidden = float(model.denoiser_hidden or 1536)
+    per_pass = 2.0 * _denoiser_params(model) * tokens + 4.0 * layers * tokens**2 * hidden
+    flops = _tensor_tflops(gpu, Precision.FP16 if precision is Precision.FP32 else precision) * 1e12
+    slow = _speed.ROCM_CONSUMER_EFFICIENCY if gpu.software == "rocm" and gpu.segment == "consumer" else 1.0
+    seconds = (steps or v.steps) * v.passes * per_pass / (flops * DIT_MFU * slow) if flops else math.inf
+    lo, hi = BAND["diffusion"]
+    return Figure(seconds, seconds / hi, seconds / lo, "modelled", "s/clip")
+
+
 # band factors (low, high) per category: value x low .. value x high
 BAND: dict[str, tuple[float, float]] = {
     "decode_measured": (0.9, 1.1),
@@ -377,6 +435,9 @@ def _denoiser_params(model: Model) -> float:
 
 def default_steps(model: Model) -> int:
     mid = model.id
+    v = video_shape(model)
+    if v is not None:
+        return v.steps
     if "flux" in mid:
         return 28
     if "xl" in mid or "sd3" in mid or "3.5" in mid:
@@ -392,7 +453,10 @@ def diffusion_seconds(
     steps: int | None = None,
     resolution: int | None = None,
 ) -> Figure:
-    """Seconds per image at the model's native resolution (or ``resolution``) and ``steps``."""
+    """Seconds per image at the model's native resolution (or ``resolution``) and ``steps``; video
+    models: seconds per clip (unit "s/clip")."""
+    if video_shape(model) is not None:
+        return video_seconds(model, gpu, precision, steps=steps, resolution=resolution)
     st = steps or default_steps(model)
     pixels = _latent_pixels(model, resolution)
     native = _latent_pixels(model, None)

@@ -87,3 +87,22 @@ def test_nothing_else_fits_says_sequential_offload_is_the_way() -> None:
 def test_sequential_offload_not_offered_when_the_release_fits() -> None:
     a = answer("sdxl on a 4090", catalog=CAT)
     assert not _notes(a, NoteCode.SEQUENTIAL_OFFLOAD)
+
+
+def test_video_models_are_timed_per_clip_against_wan_s_published_figure() -> None:
+    from bot.core import throughput
+    from bot.core.types import Precision
+
+    m, g = CAT.model("wan2.1-t2v-1.3b"), CAT.gpu("rtx-4090")
+    # 81 frames -> 21 latent frames x (480/16) x (832/16) = 21 x 30 x 52 = 32,760 tokens
+    assert throughput.video_tokens(m) == 32_760
+    s = throughput.diffusion_seconds(m, g, Precision.BF16)
+    assert s.unit == "s/clip"
+    # Wan2.1 README: "5-second 480P video on an RTX 4090 in about 4 minutes"
+    assert 240 / 1.5 <= s.value <= 240 * 1.5
+    assert s.low < s.value < s.high
+    big = throughput.diffusion_seconds(CAT.model("wan2.1-t2v-14b"), g, Precision.BF16)
+    assert big.value > 10 * s.value  # 10x the parameters, 2.3x the tokens at 720p, attention quadratic
+    a = answer("how fast is wan 2.1 1.3b on a 4090", catalog=CAT)
+    assert "per clip" in a.verdict and "81 frames" in a.verdict and "832x480" in a.verdict
+    assert "per image" not in a.verdict

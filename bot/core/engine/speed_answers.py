@@ -206,6 +206,18 @@ def _lead(row: SpeedRow) -> float:
     return 0.0
 
 
+def _clip(model: Model, resolution: int | None) -> dict[str, int] | None:
+    """The clip a video model's time is for (frames, fps, width, height); None for image models."""
+    v = throughput.video_shape(model)
+    if v is None:
+        return None
+    r = model.resolution
+    h, w = (r[0], r[1]) if isinstance(r, tuple) else ((r or 480), (r or 480))
+    if resolution:
+        w, h = round(w * resolution / h), resolution
+    return {"frames": v.frames, "fps": v.fps, "width": int(w), "height": int(h)}
+
+
 def speed_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> SpeedResult:
     kind = _kind(model, Task.INFERENCE if q.task is None else q.task)
     if kind is SpeedKind.TRAINING:
@@ -227,6 +239,7 @@ def speed_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Speed
             spi,
             q.budget_usd,
             assumptions=_assume(q, precision),
+            clip=_clip(model, q.resolution),
         )
 
     def meets(r: SpeedRow) -> bool:
@@ -537,6 +550,15 @@ def speed_json(
             }
         if kind is SpeedKind.DIFFUSION:
             s = throughput.diffusion_seconds(model, gpu, precision)
+            if s.unit == "s/clip":  # video: seconds per clip (images_per_s would round to 0)
+                return {
+                    **empty,
+                    "images_per_s": round(1 / s.value, 6),
+                    "seconds_per_clip": round(s.value),
+                    "basis": s.basis,
+                    "low": round(1 / s.high, 6),
+                    "high": round(1 / s.low, 6),
+                }
             return {
                 **empty,
                 "images_per_s": round(1 / s.value, 3),
