@@ -492,7 +492,28 @@ class Runs:
     release: bool  # the best build is the release format (no quantization needed)
     low_quality: bool = False  # only below Q4_K_M (3-bit, 2-bit): quality drops noticeably
     raised: bool = False  # unified memory: fits once the GPU's share is raised (leaving 16 GB)
+    tokens_per_s: float | None = None  # one stream's decode at this build (modelled, throughput.decode)
 
+
+def build_decode_tps(m: Model, g: GPU, b: Build) -> float | None:
+    """Modelled tokens/s of one stream for build ``b``: throughput.decode's bandwidth model at 4-bit,
+    rescaled by the build's bytes (Apple's fixed per-token cost kept as is)."""
+    from bot.core import throughput
+
+    try:
+        f = throughput.decode(m, g, Precision.INT4)
+        base_bytes = throughput.weight_bytes(m, Precision.INT4, active=False)
+    except (ValueError, ZeroDivisionError, KeyError):
+        return None
+    if f.value <= 0 or base_bytes <= 0:
+        return None
+    over = throughput.APPLE_TOKEN_OVERHEAD_S if (g.vendor or "").lower() == "apple" else 0.0
+    t = (1.0 / f.value - over) * (b.weights_gb * GB / base_bytes) + over
+    return round(1.0 / t, 1) if t > 0 else None
+
+
+#: builds below 4 bits: "fit only at 2-3 bits, where quality drops noticeably"
+LOW_BITS = ("int3", "int2", "int1")
 
 #: memory a unified-memory machine keeps for the OS when the GPU limit is raised (estimate;
 #: macOS: sudo sysctl iogpu.wired_limit_mb=<MB>)
@@ -542,7 +563,14 @@ def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
         if found is None:
             continue
         b, total = found
-        r = Runs(m, b, total, b.is_release, low_quality=b.quality_rank > q4_rank)
+        r = Runs(
+            m,
+            b,
+            total,
+            b.is_release,
+            low_quality=b.quality_rank > q4_rank and b.precision in LOW_BITS,
+            tokens_per_s=build_decode_tps(m, g, b),
+        )
         (low if r.low_quality else good).append(r)
     out: list[Runs] = []
     sizes: set[int] = set()
@@ -568,11 +596,26 @@ def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
         share = (g.vram_gb - OS_RESERVE_GB) / g.vram_gb
         if share > g.gpu_memory_share:
             g2 = replace(g, gpu_memory_share=share)
+            # a bigger model, or a listed one that only fits below Q4_K_M now (R1 as IQ4_XS -> Q5_K_M)
+            below_q4 = {r.model.id: r.build.quality_rank for r in good if r.build.quality_rank > q4_rank}
             for m in sorted((m for m in cat.models.values() if m.kind in LLM_KINDS), key=lambda m: -m.params):
-                if m.params <= biggest:
-                    break
+                if m.params <= biggest and m.id not in below_q4:
+                    continue
                 found = _best(cat, m, g2, q)
-                if found is not None and found[0].quality_rank <= q4_rank:
-                    out.append(Runs(m, found[0], found[1], found[0].is_release, raised=True))
+                if (
+                    found is not None
+                    and found[0].quality_rank <= q4_rank
+                    and found[0].quality_rank < below_q4.get(m.id, 99)
+                ):
+                    out.append(
+                        Runs(
+                            m,
+                            found[0],
+                            found[1],
+                            found[0].is_release,
+                            raised=True,
+                            tokens_per_s=build_decode_tps(m, g, found[0]),
+                        )
+                    )
                     break
     return tuple(out)

@@ -703,17 +703,19 @@ def _runs_lines(env: Env, r: InfoResult) -> list[str]:
         top = [x for x in good if x not in plain[-1:]] if len(good) > 1 else good
 
         def item(x: Any) -> str:
+            tps = getattr(x, "tokens_per_s", None)
             return t(
                 L,
-                "info.run_item",
+                "v11.run_item_tps" if tps else "info.run_item",
                 model=x.model.name,
                 fmt=format_label(x.build.format_id),
                 gb=gb(env, x.total_gb),
+                tps=fmt.num(tps, L, 1 if tps < 10 else 0) if tps else "",
             )
 
         sep = t(L, "sep.semicolon")
         if top:
-            out.append(t(L, "info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top))))
+            out.append(t(L, "v11.info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top))))
         else:
             out.append(t(L, "info.runs_low_only", card=card_label(g), capacity=cap))
         if plain and plain[-1] not in top:
