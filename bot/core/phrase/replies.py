@@ -715,7 +715,9 @@ def _runs_lines(env: Env, r: InfoResult) -> list[str]:
 
         sep = t(L, "sep.semicolon")
         if top:
-            out.append(t(L, "v11.info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top))))
+            out.append(
+                t(L, "v11.info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top)))
+            )
         else:
             out.append(t(L, "info.runs_low_only", card=card_label(g), capacity=cap))
         if plain and plain[-1] not in top:
