@@ -296,7 +296,9 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     notes: list[Note] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
         notes.append(note(NoteCode.ROCM))
-    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None and server_fit is None)
+    # no card worth buying holds it: list the multi-card and one-box setups that do (a server module
+    # or a Mac that holds one build is one of them, not a reason to say nothing)
+    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None)
     return RecommendResult(
         model=model,
         workload=w,
@@ -370,8 +372,48 @@ def _issue11_notes(
             picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1)})
         if picked:
             out.append(note(NoteCode.MULTI_CARD_SETUPS, fmt=fmt_id, setups=picked))
+    out += _unified_box_notes(catalog, model, q, w)
     out += _expert_offload_notes(catalog, model, q, w)
     return out
+
+
+def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
+    """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
+    Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
+        return []
+    boxes = sorted(
+        (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
+        key=lambda g: (g.vram_gb, g.price_usd or 1e9),
+    )
+    usable = [b for b in formats.builds_for(model, catalog) if b.precision not in builds.LOW_BITS]
+    base = replace(w, weights_bytes=None, format_id="", num_gpus=1)
+    for g in boxes:
+        for raised in (False, True):
+            share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
+            if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
+                continue
+            box = replace(g, gpu_memory_share=share) if raised else g
+            for b in builds.usable_builds(catalog, model, q, box):
+                if b not in usable:
+                    continue
+                e = memory.estimate(model, box, workload=builds.build_workload(model, base, b))
+                if e.fits:
+                    return [
+                        note(
+                            NoteCode.UNIFIED_BOX,
+                            card=g.id,
+                            name=g.name,
+                            fmt=b.format_id,
+                            gb=round(e.total / GB, 1),
+                            tps=builds.build_decode_tps(model, g, b),
+                            raised=raised,
+                        )
+                    ]
+    return []
 
 
 #: a multi-card setup for a served release build holds weights and overhead in at most this share of

@@ -125,3 +125,20 @@ def test_a_tight_headline_gets_a_smaller_build_with_room_and_the_assumptions_fol
 def test_a_comfortable_headline_lists_no_smaller_build() -> None:
     a = answer("llama 3.1 8b on a 4090", catalog=CAT)
     assert [e.format for e in a.fit] == ["bf16"]
+
+
+def test_r1_names_the_one_box_that_holds_a_4_bit_build() -> None:
+    # a Mac Studio M3 Ultra 512 GB (412 GB usable by default) holds R1 at 4 bits (IQ4_XS, ~362 GB)
+    a = answer("which cards for DeepSeek R1 in full", catalog=CAT)
+    (box,) = _notes(a, NoteCode.UNIFIED_BOX)
+    assert box.values["card"] == "apple-m3-ultra-512gb"
+    assert box.values["fmt"] in ("gguf-iq4_xs", "gguf-q4_k_m") and box.values["gb"] < 412
+    assert 5 < box.values["tps"] < 60
+
+
+def test_no_nothing_fits_when_a_server_module_holds_one_build() -> None:
+    # 405B: the M3 Ultra (not a workstation card) holds a 4-bit build; the answer still opens with the
+    # multi-card setups instead of "Nothing fits"
+    a = answer("which gpu for llama 3.1 405b", catalog=CAT)
+    assert not a.verdict.startswith("Nothing"), a.verdict
+    assert _notes(a, NoteCode.MULTI_CARD_SETUPS) and _notes(a, NoteCode.UNIFIED_BOX)

@@ -493,6 +493,15 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
         return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
     if c is NoteCode.ENGINE_USED:
         return t(L, "note.engine_used", engine=v["engine"])
+    if c is NoteCode.UNIFIED_BOX:
+        return t(
+            L,
+            "v11.unified_box_raised" if v.get("raised") else "v11.unified_box",
+            card=v["name"],
+            fmt=format_label(v["fmt"]),
+            gb=fmt.num(v["gb"], L),
+            tps=fmt.num(v["tps"], L, 1 if (v.get("tps") or 0) < 10 else 0) if v.get("tps") else "?",
+        )
     if c is NoteCode.KTRANSFORMERS:
         return t(L, "v11.ktransformers")
     if c is NoteCode.SEQUENTIAL_OFFLOAD:
