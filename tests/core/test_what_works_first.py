@@ -142,3 +142,10 @@ def test_no_nothing_fits_when_a_server_module_holds_one_build() -> None:
     a = answer("which gpu for llama 3.1 405b", catalog=CAT)
     assert not a.verdict.startswith("Nothing"), a.verdict
     assert _notes(a, NoteCode.MULTI_CARD_SETUPS) and _notes(a, NoteCode.UNIFIED_BOX)
+
+
+def test_moe_on_one_card_opens_with_the_expert_offload_unless_the_ram_is_short() -> None:
+    a = answer("deepseek r1 on a 4090", catalog=CAT)
+    assert a.verdict.startswith("Not on RTX 4090 alone") and "system RAM" in a.verdict
+    short = answer("deepseek r1 on a 4090 with 128GB RAM", catalog=CAT)
+    assert short.verdict.startswith("No")

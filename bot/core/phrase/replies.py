@@ -143,6 +143,17 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
             capacity=cap,
             per=per,
         )
+    elif (xo := _moe_offload_note(r)) is not None:
+        # an MoE model no build of fits: it still runs with the routed experts in system RAM
+        verdict = t(
+            L,
+            "v11.build.moe_offload",
+            where=where,
+            model=m.name,
+            fmt=format_label(xo.values["fmt"]),
+            gpu_gb=fmt.num(xo.values["gpu_gb"], L),
+            ram_gb=fmt.num(xo.values["ram_gb"], L),
+        )
     else:
         small = min(r.items, key=lambda it: it.total_gb)
         multi = next((it for it in reversed(r.items) if it.min_cards), None)
@@ -487,6 +498,14 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
         reasons=reasons,
         price_labels=labels,
     )
+
+
+def _moe_offload_note(r: FitResult) -> Any:
+    """The expert-offload offer of a one-card fit, unless the RAM the user said is too little."""
+    for n_ in r.notes:
+        if n_.code is NoteCode.MOE_CPU_OFFLOAD and n_.values.get("enough") is not False:
+            return n_
+    return None
 
 
 def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
