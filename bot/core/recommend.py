@@ -451,6 +451,7 @@ def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload)
             have_ram_gb=ram,
             enough=None if ram is None else ram >= xo.ram_gb,
         ),
+        *builds.offload_speed_notes(model, g, xo, [v]),
         note(NoteCode.KTRANSFORMERS),
     ]
 

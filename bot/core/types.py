@@ -85,6 +85,7 @@ class NoteCode(StrEnum):
     KTRANSFORMERS = "ktransformers"  # the CPU/GPU split KTransformers documents for MoE models (no values)
     # fmt, gb (card peak), extra_s (per image, estimate), steps, only (no other build fits)
     SEQUENTIAL_OFFLOAD = "sequential_offload"
+    MOE_OFFLOAD_SPEED = "moe_offload_speed"  # tps, ram_gbs, server_tps, server_ram_gbs (modelled)
     UNIFIED_BOX = "unified_box"  # card, name, fmt, gb, tps, raised: one unified-memory machine holds it
 
 

@@ -149,3 +149,14 @@ def test_moe_on_one_card_opens_with_the_expert_offload_unless_the_ram_is_short()
     assert a.verdict.startswith("Not on RTX 4090 alone") and "system RAM" in a.verdict
     short = answer("deepseek r1 on a 4090 with 128GB RAM", catalog=CAT)
     assert short.verdict.startswith("No")
+
+
+def test_expert_offload_speed_is_bound_by_ram_and_near_ktransformers_figure() -> None:
+    # per token R1 reads its 8 routed experts per layer from RAM: 8 x 61 x 3 x 7168 x 2048 = 21.5B
+    # params at Q4_K_M (~0.62 bytes each) = ~13 GB -> ~4-5 tok/s at 60 GB/s. KTransformers' tutorial
+    # (2025-02, Xeon server, 8 experts) decodes R1 Q4_K_M at 13.4 tok/s: the server figure is within 1.5x
+    a = answer("deepseek r1 on a 4090", catalog=CAT)
+    (sp,) = _notes(a, NoteCode.MOE_OFFLOAD_SPEED)
+    assert 3 <= sp.values["tps"] <= 6
+    assert 13.4 / 1.5 <= sp.values["server_tps"] <= 13.4 * 1.5
+    assert "tok/s" in a.text

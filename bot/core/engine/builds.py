@@ -241,6 +241,28 @@ def expert_offload(m: Model, g: GPU, v: BuildVerdict) -> ExpertOffload | None:
     )
 
 
+#: system RAM bandwidth of a server board (8-channel DDR5-4800 is 307 GB/s peak; ~60% streamed, an
+#: estimate): what KTransformers' README setups (Xeon, 1-2 sockets) run the experts at
+SERVER_RAM_GBS = 180.0
+
+
+def expert_offload_tps(m: Model, g: GPU, xo: ExpertOffload, build: Build, ram_gbs: float) -> float | None:
+    """One stream's tokens/s with the routed experts in RAM: each token reads the active routed experts
+    (experts_per_token of them per layer) from RAM and the rest of the active weights from the card
+    (an estimate; llama.cpp runs the experts on the CPU, bound by RAM bandwidth)."""
+    if not (m.experts_per_token and m.layers and m.hidden and m.ffn and m.active_params):
+        return None
+    bytes_per_param = build.weights_gb * GB / m.params
+    routed = m.experts_per_token * m.layers * 3 * m.hidden * m.ffn
+    ram_b = routed * bytes_per_param
+    gpu_b = max(0.0, m.active_params - routed) * bytes_per_param
+    from bot.core import speed as _speed
+
+    eff = _speed.decode_efficiency(g, Precision.INT4)
+    t = ram_b / (ram_gbs * GB) + gpu_b / (eff * g.memory_bandwidth_gbs * GB)
+    return round(1.0 / t, 1) if t > 0 else None
+
+
 @dataclass(frozen=True)
 class PartialOffload:
     """llama.cpp ``-ngl N``: N of the model's layers on the card, the rest in system RAM."""
@@ -311,6 +333,7 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
                     enough=None if ram is None else ram >= xo.ram_gb,
                 )
             )
+            out += offload_speed_notes(m, g, xo, verdicts)
             out.append(note(NoteCode.KTRANSFORMERS))
             if ram is None:
                 out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=xo.ram_gb))
@@ -332,6 +355,26 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
         if ram is None:
             out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=po.ram_gb))
     return out
+
+
+def offload_speed_notes(m: Model, g: GPU, xo: ExpertOffload, verdicts: list[BuildVerdict]) -> list[Note]:
+    """MOE_OFFLOAD_SPEED: the expert offload's tokens/s on desktop and on server RAM."""
+    b = next((v.build for v in verdicts if v.build.format_id == xo.format_id), None)
+    if b is None:
+        return []
+    desk = expert_offload_tps(m, g, xo, b, CPU_RAM_BANDWIDTH_GBS)
+    server = expert_offload_tps(m, g, xo, b, SERVER_RAM_GBS)
+    if desk is None or server is None:
+        return []
+    return [
+        note(
+            NoteCode.MOE_OFFLOAD_SPEED,
+            tps=desk,
+            ram_gbs=CPU_RAM_BANDWIDTH_GBS,
+            server_tps=server,
+            server_ram_gbs=SERVER_RAM_GBS,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- sequential offload

@@ -493,6 +493,15 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
         return t(L, key, fmt=format_label(v.get("fmt")), items=t(L, "sep.semicolon").join(items))
     if c is NoteCode.ENGINE_USED:
         return t(L, "note.engine_used", engine=v["engine"])
+    if c is NoteCode.MOE_OFFLOAD_SPEED:
+        return t(
+            L,
+            "v11.moe_offload_speed",
+            tps=fmt.num(v["tps"], L, 1 if v["tps"] < 10 else 0),
+            ram_gbs=fmt.num(v["ram_gbs"], L),
+            server_tps=fmt.num(v["server_tps"], L, 1 if v["server_tps"] < 10 else 0),
+            server_ram_gbs=fmt.num(v["server_ram_gbs"], L),
+        )
     if c is NoteCode.UNIFIED_BOX:
         return t(
             L,
