@@ -294,11 +294,13 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
-        fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref)
+        fix, fix_card = _fix_for_budget(catalog, model, w, need, budget, ref, q)
     notes: list[Note] = []
     if any(c.gpu.software == "rocm" for c, _ in picks):
         notes.append(note(NoteCode.ROCM))
-    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None and server_fit is None)
+    # no card worth buying holds it: list the multi-card and one-box setups that do (a server module
+    # or a Mac that holds one build is one of them, not a reason to say nothing)
+    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None)
     return RecommendResult(
         model=model,
         workload=w,
@@ -349,11 +351,15 @@ def _issue11_notes(
     big = [g for g in catalog.gpus.values() if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory]
     for fmt_id, bw in wanted:
         setups: list[tuple[int, float, float, GPU]] = []
+        # the release build is served with vLLM / SGLang, which take 90% of each card up front
+        # (gpu_memory_utilization) and need room in it for the KV cache: 700 GB of FP8 weights is
+        # 8x H200 / B200 / MI300X, as deployed, not 4x at 89% full
+        served = fmt_id != "" and not fmt_id.startswith("gguf")
         for g in big:
             for n in (2, 4, 8):
                 tw = replace(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
                 e = memory.estimate(model, g, workload=tw)
-                if e.fits:
+                if e.total <= (e.capacity or 0.0) * SERVE_WEIGHT_SHARE if served else e.fits:
                     setups.append((n, n * g.vram_gb, e.total / GB, g))
                     break
         setups.sort(key=lambda s: (s[0], s[1]))
@@ -368,7 +374,88 @@ def _issue11_notes(
             picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1)})
         if picked:
             out.append(note(NoteCode.MULTI_CARD_SETUPS, fmt=fmt_id, setups=picked))
+    out += _unified_box_notes(catalog, model, q, w)
+    out += _expert_offload_notes(catalog, model, q, w)
     return out
+
+
+def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
+    """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
+    Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
+        return []
+    boxes = sorted(
+        (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
+        key=lambda g: (g.vram_gb, g.price_usd or 1e9),
+    )
+    usable = [b for b in formats.builds_for(model, catalog) if b.precision not in builds.LOW_BITS]
+    base = replace(w, weights_bytes=None, format_id="", num_gpus=1)
+    for g in boxes:
+        for raised in (False, True):
+            share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
+            if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
+                continue
+            box = replace(g, gpu_memory_share=share) if raised else g
+            for b in builds.usable_builds(catalog, model, q, box):
+                if b not in usable:
+                    continue
+                e = memory.estimate(model, box, workload=builds.build_workload(model, base, b))
+                if e.fits:
+                    return [
+                        note(
+                            NoteCode.UNIFIED_BOX,
+                            card=g.id,
+                            name=g.name,
+                            fmt=b.format_id,
+                            gb=round(e.total / GB, 1),
+                            tps=builds.build_decode_tps(model, g, b),
+                            raised=raised,
+                        )
+                    ]
+    return []
+
+
+#: a multi-card setup for a served release build holds weights and overhead in at most this share of
+#: each card: vLLM's 0.9 less room for the KV cache of a few long requests (an estimate)
+SERVE_WEIGHT_SHARE = 0.75
+
+#: the card an expert-offload offer is sized on: the common 24 GB card people own
+OFFLOAD_CARDS = ("rtx-4090", "rtx-3090")
+
+
+def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
+    """No card holds an MoE model: its Q4_K_M build with the routed experts in system RAM
+    (llama.cpp ``--n-cpu-moe`` / ``-ot``, KTransformers) when the rest fits one 24 GB card."""
+    from bot.core import formats
+    from bot.core.engine import builds
+
+    if model.kind != "moe-decoder" or not builds.builds_apply(model, q):
+        return []
+    q4 = next((b for b in formats.builds_for(model, catalog) if b.format_id == "gguf-q4_k_m"), None)
+    g = next((catalog.gpus[c] for c in OFFLOAD_CARDS if c in catalog.gpus), None)
+    if q4 is None or g is None:
+        return []
+    bw = builds.build_workload(model, replace(w, weights_bytes=None, format_id="", num_gpus=1), q4)
+    v = builds.BuildVerdict(q4, memory.estimate(model, g, workload=bw), False)
+    xo = builds.expert_offload(model, g, v)
+    if xo is None or not xo.fits_gpu:
+        return []
+    ram = q.system_ram_gb
+    return [
+        note(
+            NoteCode.MOE_CPU_OFFLOAD,
+            fmt=xo.format_id,
+            gpu_gb=xo.gpu_gb,
+            ram_gb=xo.ram_gb,
+            have_ram_gb=ram,
+            enough=None if ram is None else ram >= xo.ram_gb,
+        ),
+        *builds.offload_speed_notes(model, g, xo, [v]),
+        note(NoteCode.KTRANSFORMERS),
+    ]
 
 
 VALUE_MIN_SHARE = 0.4
@@ -430,7 +517,13 @@ def _reason(
 
 
 def _fix_for_budget(
-    catalog: Catalog, model: Model, w: Workload, need: int, budget: float | None, ref: GPU
+    catalog: Catalog,
+    model: Model,
+    w: Workload,
+    need: int,
+    budget: float | None,
+    ref: GPU,
+    q: Query | None = None,
 ) -> tuple[memory.Suggestion | None, Candidate | None]:
     """What to change when nothing fits as asked.
 
@@ -453,7 +546,10 @@ def _fix_for_budget(
                 memory.max_batches(terms, [memory.usable_bytes(g) for g in affordable]),
                 strict=True,
             )
-            if (g.price_usd or 0) * nw.num_gpus <= limit and per_card * scale >= b
+            if (g.price_usd or 0) * nw.num_gpus <= limit
+            and per_card * scale >= b
+            # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
+            and (q is None or _runs_precision(g, nw, q))
         ]
         if not ok:
             continue

@@ -549,6 +549,7 @@ class SpeedResult:
     recommend: bool = False  # no card named: rows are the cards that meet the target, cheapest first
     closest: SpeedRow | None = None  # nobody meets the target: the nearest within budget
     assumptions: tuple[Assumption, ...] = ()
+    clip: dict[str, int] | None = None  # video models: frames, fps, width, height of the clip timed
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ The models (all pure functions of the catalog's card and model facts):
 - **prefill** (tokens/s): compute bound, ``2 x N_active`` FLOPs per token at a
   utilization fitted to llama.cpp's pp512 figures (``PREFILL_MFU``).
 - **training** (tokens/s): ``6 x N`` FLOPs per token for full training;
-  LoRA skips the weight gradients (``4 x N``) but recomputes the forward under
-  gradient checkpointing (``+ 2 x N``); QLoRA also dequantizes the 4-bit
-  weights on every pass (``QLORA_SLOWDOWN``). Utilization ``TRAIN_MFU`` is an
-  estimate (no measured LLM training throughput is carried yet).
+  LoRA skips the weight gradients (``4 x N``); QLoRA also dequantizes the 4-bit
+  weights on every pass (``QLORA_SLOWDOWN``). Recomputation under gradient
+  checkpointing is not counted as model FLOPs: it lowers the achieved
+  utilization ``TRAIN_MFU``, fitted to the carried LLM training throughputs.
 - **diffusion** (seconds per image at the model's native resolution and a
   stated step count): UNet models (SD 1.5, SDXL) at batch 1 are bound by
   memory traffic (the carried timings follow bandwidth, not TFLOPS), so a step
@@ -96,12 +96,16 @@ AWQ_BITS = 4.25
 # rate is the FP32-accumulate one, which GeForce cards halve; llama.cpp accumulates in FP16
 # (and int8 MMQ for quantized weights), so the fitted share comes out near 1.
 PREFILL_MFU = {"fp16": 1.0, "quant": 0.88}
-# training utilization of the FP16 tensor rate (model FLOPs utilization): the median of the carried
-# LLM training throughputs (speed-calibration.yaml "training"), which disagree: 2024 FSDP + flash
-# attention runs reach ~1.6x this, 2023 PyTorch PEFT runs without flash attention ~0.5x. The band
-# ("training") spans that spread.
-TRAIN_MFU = 0.38
-QLORA_SLOWDOWN = 1.35  # estimate: NF4 dequantization on every forward and backward pass
+# training utilization of the FP16 tensor rate (model FLOPs utilization, 6 x N per token for full
+# training, 4 x N for LoRA): the median of the carried LLM training throughputs
+# (speed-calibration.yaml "training": torchtune 2024-09, vectorlm 2024-05, PaddleNLP's 2023 PyTorch
+# baseline; bench/calibrate_speed.py --fit). 2024 stacks (packed data, flash attention, torch.compile)
+# sit near it; the 2023 HF PEFT baseline without flash attention and with padded batches reaches a
+# quarter of it. The band ("training") spans the 2024 spread.
+TRAIN_MFU = 0.55
+# QLoRA vs LoRA: torchtune's Llama 3.1 8B on one RTX 4090 (README, 2024-09) runs LoRA at 3,083 and
+# QLoRA at 2,413 tokens/s, 1.28x: NF4 dequantization on every forward and backward pass
+QLORA_SLOWDOWN = 1.3
 # batched serving (vLLM): the share of bandwidth a step of continuous batching reaches (estimate;
 # paged attention kernels read HBM better than llama.cpp's single stream)
 SERVE_BW_EFF = 0.75
@@ -136,6 +140,64 @@ UNET_STEP_MS_TBS = {"stable-diffusion-1.5": 59.0, "sdxl": 242.0}
 # diffusion transformers (FLUX): compute bound, 2 x params FLOPs per latent token (2x2 patches) per
 # pass, at DIT_MFU of the catalog's FP16 tensor rate (an estimate: no DiT timing is carried)
 DIT_MFU = 0.6
+
+
+@dataclass(frozen=True)
+class VideoShape:
+    """One clip of a video diffusion model, as its reference sampler makes it."""
+
+    frames: int  # frames in a clip
+    fps: int
+    t_down: int  # the 3D VAE's temporal compression
+    s_down: int  # the VAE's spatial compression
+    patch: int  # the DiT's spatial patch (1 x patch x patch)
+    steps: int  # default sampling steps
+    passes: int  # denoiser passes per step (2: classifier-free guidance)
+
+
+# video diffusion (Wan 2.x): an 81-frame clip (about 5 s at 16 fps) at the model's native resolution;
+# Wan-VAE compresses 4x in time and 8x8 in space, the DiT patches 1x2x2, the T2V sampler takes 50 steps
+# with classifier-free guidance (Wan-Video/Wan2.1 README and generate.py defaults, 2025-02). A step
+# costs 2 x params FLOPs per latent token plus full self-attention over every token of the clip
+# (4 x layers x tokens^2 x hidden), which dominates at video lengths; the rate is DIT_MFU as for FLUX.
+# Carried check: Wan2.1 T2V-1.3B, 5 s of 480P on an RTX 4090 in "about 4 minutes" (speed-calibration.yaml).
+VIDEO_SHAPES = {"wan": VideoShape(frames=81, fps=16, t_down=4, s_down=8, patch=2, steps=50, passes=2)}
+
+
+def video_shape(model: Model) -> VideoShape | None:
+    """The clip a video model makes; None for image models."""
+    return VIDEO_SHAPES.get(model.family or "") if model.kind == "diffusion" else None
+
+
+def video_tokens(model: Model, resolution: int | None = None) -> float:
+    """Latent tokens of one clip at the native size (``resolution``: the height, width kept in ratio)."""
+    v = video_shape(model)
+    if v is None:
+        return 0.0
+    r = model.resolution
+    h, w = (float(r[0]), float(r[1])) if isinstance(r, tuple) else (float(r or 480), float(r or 480))
+    if resolution:
+        w, h = w * resolution / h, float(resolution)
+    lat_t = 1 + (v.frames - 1) // v.t_down
+    per = v.s_down * v.patch
+    return float(lat_t * (h / per) * (w / per))
+
+
+def video_seconds(
+    model: Model, gpu: GPU, precision: Precision, *, steps: int | None = None, resolution: int | None = None
+) -> Figure:
+    """Seconds per clip (modelled, an estimate with the diffusion band)."""
+    v = video_shape(model)
+    assert v is not None
+    tokens = video_tokens(model, resolution)
+    layers = float(model.denoiser_layers or 30)
+    hidden = float(model.denoiser_hidden or 1536)
+    per_pass = 2.0 * _denoiser_params(model) * tokens + 4.0 * layers * tokens**2 * hidden
+    flops = _tensor_tflops(gpu, Precision.FP16 if precision is Precision.FP32 else precision) * 1e12
+    slow = _speed.ROCM_CONSUMER_EFFICIENCY if gpu.software == "rocm" and gpu.segment == "consumer" else 1.0
+    seconds = (steps or v.steps) * v.passes * per_pass / (flops * DIT_MFU * slow) if flops else math.inf
+    lo, hi = BAND["diffusion"]
+    return Figure(seconds, seconds / hi, seconds / lo, "modelled", "s/clip")
 
 
 # band factors (low, high) per category: value x low .. value x high
@@ -351,7 +413,7 @@ def training_flops_per_token(model: Model, method: Method) -> float:
     n = float(model.params)
     if method is Method.FULL:
         return 6.0 * n
-    per = 6.0 * n  # LoRA: forward 2N + activation gradients 2N + forward recomputed under checkpointing 2N
+    per = 4.0 * n  # LoRA: forward 2N + activation gradients 2N (no weight gradients for the frozen base)
     return per * (QLORA_SLOWDOWN if method is Method.QLORA else 1.0)
 
 
@@ -389,6 +451,9 @@ def _denoiser_params(model: Model) -> float:
 
 def default_steps(model: Model) -> int:
     mid = model.id
+    v = video_shape(model)
+    if v is not None:
+        return v.steps
     if "flux" in mid:
         return 28
     if "xl" in mid or "sd3" in mid or "3.5" in mid:
@@ -404,7 +469,10 @@ def diffusion_seconds(
     steps: int | None = None,
     resolution: int | None = None,
 ) -> Figure:
-    """Seconds per image at the model's native resolution (or ``resolution``) and ``steps``."""
+    """Seconds per image at the model's native resolution (or ``resolution``) and ``steps``; video
+    models: seconds per clip (unit "s/clip")."""
+    if video_shape(model) is not None:
+        return video_seconds(model, gpu, precision, steps=steps, resolution=resolution)
     st = steps or default_steps(model)
     pixels = _latent_pixels(model, resolution)
     native = _latent_pixels(model, None)

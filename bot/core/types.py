@@ -85,6 +85,12 @@ class NoteCode(StrEnum):
     KV_CACHE_ENGINE = "kv_cache_engine"  # asked, used, engine: the engine offers another cache type
     KV_CACHE_TRAINING = "kv_cache_training"  # asked: a KV-cache setting on a training question, ignored
     KV_CACHE_COST = "kv_cache_cost"  # kv, gb, f16_gb, cost (message id), date, source
+    # issue 11, what works first (v11)
+    KTRANSFORMERS = "ktransformers"  # the CPU/GPU split KTransformers documents for MoE models (no values)
+    # fmt, gb (card peak), extra_s (per image, estimate), steps, only (no other build fits)
+    SEQUENTIAL_OFFLOAD = "sequential_offload"
+    MOE_OFFLOAD_SPEED = "moe_offload_speed"  # tps, ram_gbs, server_tps, server_ram_gbs (modelled)
+    UNIFIED_BOX = "unified_box"  # card, name, fmt, gb, tps, raised: one unified-memory machine holds it
 
 
 @dataclass(frozen=True)

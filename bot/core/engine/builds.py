@@ -53,6 +53,9 @@ CPU_RAM_BANDWIDTH_GBS = 60.0
 RAM_MARGIN_GB = 4.0
 
 LLM_KINDS = ("decoder", "moe-decoder")
+#: a tight headline build gets a smaller one beside it that leaves this share of the card for
+#: longer context and the allocator (an estimate of comfortable headroom)
+ROOMY_SHARE = 0.88
 _LLM_ENGINES_DEFAULT = frozenset({"native", "mxfp4", "gguf"})  # what llama.cpp / Ollama / LM Studio load
 _DIFFUSION_DEFAULT = frozenset({"native", "fp8", "gguf", "bnb"})  # diffusers / ComfyUI
 #: builds always shown beside the headline (when the model has them)
@@ -78,6 +81,7 @@ class BuildVerdict:
     headline: bool = False  # the best build that fits (the answer's verdict)
     model_offload: bool = False  # diffusion: fits with diffusers' model CPU offload (estimate is that peak)
     resident_gb: float | None = None  # with model_offload: the memory without offload
+    roomy: bool = False  # the headline is tight: this is the best smaller build that fits with room
 
 
 def builds_apply(m: Model, q: Query) -> bool:
@@ -174,9 +178,15 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
                     need = k
                     break
         head = ok and not headline_set
+        if headline_set and not diffusion and not q.max_context:
+            # the headline is tight (it may or may not fit): the best smaller build that fits with room
+            if ok and e.total <= ROOMY_SHARE * (e.capacity or 0.0):
+                out.append(BuildVerdict(b, e, ok, need, False, offload, resident, roomy=True))
+                break
+            continue
         headline_set = headline_set or ok
         out.append(BuildVerdict(b, e, ok, need, head, offload, resident))
-        if head and not diffusion and not q.max_context:
+        if head and not diffusion and not q.max_context and not e.tight:
             break  # lower builds are neither shown nor needed once the best that fits is found
             # (a "longest context" question shows the context of each build people run)
     return out
@@ -187,7 +197,7 @@ def shown(verdicts: list[BuildVerdict], m: Model) -> list[BuildVerdict]:
     when nothing fits; diffusion pipelines (few builds) list every one."""
     if m.kind == "diffusion":
         return list(verdicts)
-    keep = [v for v in verdicts if v.build.is_release or v.headline or v.build.format_id in SHOWN]
+    keep = [v for v in verdicts if v.build.is_release or v.headline or v.roomy or v.build.format_id in SHOWN]
     if not any(v.headline for v in verdicts) and verdicts:
         small = min(verdicts, key=lambda v: v.build.weights_gb)
         if small not in keep:
@@ -230,6 +240,28 @@ def expert_offload(m: Model, g: GPU, v: BuildVerdict) -> ExpertOffload | None:
         ram_gb=round(expert_b / GB + RAM_MARGIN_GB, 0),
         fits_gpu=gpu <= cap,
     )
+
+
+#: system RAM bandwidth of a server board (8-channel DDR5-4800 is 307 GB/s peak; ~60% streamed, an
+#: estimate): what KTransformers' README setups (Xeon, 1-2 sockets) run the experts at
+SERVER_RAM_GBS = 180.0
+
+
+def expert_offload_tps(m: Model, g: GPU, xo: ExpertOffload, build: Build, ram_gbs: float) -> float | None:
+    """One stream's tokens/s with the routed experts in RAM: each token reads the active routed experts
+    (experts_per_token of them per layer) from RAM and the rest of the active weights from the card
+    (an estimate; llama.cpp runs the experts on the CPU, bound by RAM bandwidth)."""
+    if not (m.experts_per_token and m.layers and m.hidden and m.ffn and m.active_params):
+        return None
+    bytes_per_param = build.weights_gb * GB / m.params
+    routed = m.experts_per_token * m.layers * 3 * m.hidden * m.ffn
+    ram_b = routed * bytes_per_param
+    gpu_b = max(0.0, m.active_params - routed) * bytes_per_param
+    from bot.core import speed as _speed
+
+    eff = _speed.decode_efficiency(g, Precision.INT4)
+    t = ram_b / (ram_gbs * GB) + gpu_b / (eff * g.memory_bandwidth_gbs * GB)
+    return round(1.0 / t, 1) if t > 0 else None
 
 
 @dataclass(frozen=True)
@@ -302,6 +334,8 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
                     enough=None if ram is None else ram >= xo.ram_gb,
                 )
             )
+            out += offload_speed_notes(m, g, xo, verdicts)
+            out.append(note(NoteCode.KTRANSFORMERS))
             if ram is None:
                 out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=xo.ram_gb))
         return out
@@ -322,6 +356,99 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
         if ram is None:
             out.append(note(NoteCode.ASK_SYSTEM_RAM, ram_gb=po.ram_gb))
     return out
+
+
+def offload_speed_notes(m: Model, g: GPU, xo: ExpertOffload, verdicts: list[BuildVerdict]) -> list[Note]:
+    """MOE_OFFLOAD_SPEED: the expert offload's tokens/s on desktop and on server RAM."""
+    b = next((v.build for v in verdicts if v.build.format_id == xo.format_id), None)
+    if b is None:
+        return []
+    desk = expert_offload_tps(m, g, xo, b, CPU_RAM_BANDWIDTH_GBS)
+    server = expert_offload_tps(m, g, xo, b, SERVER_RAM_GBS)
+    if desk is None or server is None:
+        return []
+    return [
+        note(
+            NoteCode.MOE_OFFLOAD_SPEED,
+            tps=desk,
+            ram_gbs=CPU_RAM_BANDWIDTH_GBS,
+            server_tps=server,
+            server_ram_gbs=SERVER_RAM_GBS,
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- sequential offload
+
+#: diffusers' enable_sequential_cpu_offload() moves one leaf module (a Linear, an embedding) to the card
+#: at a time: the card holds the activations and the largest leaf's weights (an estimate: T5-XXL's
+#: token embedding, the largest leaf in SD3 / FLUX pipelines, is 0.26 GB in 16-bit). diffusers' memory
+#: guide: sequential offload "can reduce memory consumption to less than 3GB" (SD 1.5, fp16) and is
+#: "extremely slow" (huggingface/diffusers docs/source/en/optimization/memory.md, 2023-2025)
+SEQ_LEAF_GB = 0.3
+#: host-to-card rate of the streamed weights (pageable memory, many small copies; an estimate: PCIe 4.0
+#: x16 peaks at 32 GB/s): every denoising step streams the whole denoiser once
+SEQ_PCIE_GBS = 10.0
+
+
+@dataclass(frozen=True)
+class SequentialOffload:
+    """diffusers' ``enable_sequential_cpu_offload()``: the lowest card memory, many times slower."""
+
+    format_id: str
+    gb: float  # card peak
+    extra_s: float  # seconds added per image by streaming the denoiser every step (estimate)
+    steps: int
+
+
+def sequential_offload(m: Model, g: GPU, workload: Workload, format_id: str) -> SequentialOffload | None:
+    """``workload`` (a diffusion inference, build ``format_id``) with sequential CPU offload on ``g``;
+    None when it still does not fit or the model is not a diffusion pipeline with components."""
+    if m.kind != "diffusion" or not m.components or workload.trains:
+        return None
+    from bot.core import throughput
+
+    w = replace(workload, model_offload=True, offload_text_encoders=False)
+    e = memory.estimate(m, g, workload=w)
+    peak = e.total - e.weights + SEQ_LEAF_GB * GB
+    if e.capacity is None or peak > e.capacity:
+        return None
+    steps = throughput.default_steps(m)
+    denoiser = memory._phase_weights(m, w)[0]
+    return SequentialOffload(
+        format_id=format_id,
+        gb=round(peak / GB, 1),
+        extra_s=round(steps * denoiser / (SEQ_PCIE_GBS * GB), 0),
+        steps=steps,
+    )
+
+
+def sequential_notes(m: Model, g: GPU, verdicts: list[BuildVerdict]) -> list[Note]:
+    """Diffusion: the release build does not fit, even with model CPU offload: offer it with
+    sequential CPU offload (an option after model offload, with its speed cost)."""
+    if m.kind != "diffusion" or not verdicts or verdicts[0].fits:
+        return []
+    v = verdicts[0]
+    return sequential_note(
+        m, g, v.estimate.workload, v.build.format_id, only=not any(x.fits for x in verdicts)
+    )
+
+
+def sequential_note(m: Model, g: GPU, w: Workload, format_id: str, only: bool = False) -> list[Note]:
+    """The SEQUENTIAL_OFFLOAD note (``only``: no other build fits, this is the one way to run it)."""
+    so = sequential_offload(m, g, w, format_id)
+    if so is None:
+        return []
+    return [
+        note(
+            NoteCode.SEQUENTIAL_OFFLOAD,
+            fmt=so.format_id,
+            gb=so.gb,
+            extra_s=so.extra_s,
+            steps=so.steps,
+            only=only,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- card notes
@@ -409,7 +536,28 @@ class Runs:
     release: bool  # the best build is the release format (no quantization needed)
     low_quality: bool = False  # only below Q4_K_M (3-bit, 2-bit): quality drops noticeably
     raised: bool = False  # unified memory: fits once the GPU's share is raised (leaving 16 GB)
+    tokens_per_s: float | None = None  # one stream's decode at this build (modelled, throughput.decode)
 
+
+def build_decode_tps(m: Model, g: GPU, b: Build) -> float | None:
+    """Modelled tokens/s of one stream for build ``b``: throughput.decode's bandwidth model at 4-bit,
+    rescaled by the build's bytes (Apple's fixed per-token cost kept as is)."""
+    from bot.core import throughput
+
+    try:
+        f = throughput.decode(m, g, Precision.INT4)
+        base_bytes = throughput.weight_bytes(m, Precision.INT4, active=False)
+    except (ValueError, ZeroDivisionError, KeyError):
+        return None
+    if f.value <= 0 or base_bytes <= 0:
+        return None
+    over = throughput.APPLE_TOKEN_OVERHEAD_S if (g.vendor or "").lower() == "apple" else 0.0
+    t = (1.0 / f.value - over) * (b.weights_gb * GB / base_bytes) + over
+    return round(1.0 / t, 1) if t > 0 else None
+
+
+#: builds below 4 bits: "fit only at 2-3 bits, where quality drops noticeably"
+LOW_BITS = ("int3", "int2", "int1")
 
 #: memory a unified-memory machine keeps for the OS when the GPU limit is raised (estimate;
 #: macOS: sudo sysctl iogpu.wired_limit_mb=<MB>)
@@ -459,7 +607,14 @@ def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
         if found is None:
             continue
         b, total = found
-        r = Runs(m, b, total, b.is_release, low_quality=b.quality_rank > q4_rank)
+        r = Runs(
+            m,
+            b,
+            total,
+            b.is_release,
+            low_quality=b.quality_rank > q4_rank and b.precision in LOW_BITS,
+            tokens_per_s=build_decode_tps(m, g, b),
+        )
         (low if r.low_quality else good).append(r)
     out: list[Runs] = []
     sizes: set[int] = set()
@@ -485,11 +640,26 @@ def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
         share = (g.vram_gb - OS_RESERVE_GB) / g.vram_gb
         if share > g.gpu_memory_share:
             g2 = replace(g, gpu_memory_share=share)
+            # a bigger model, or a listed one that only fits below Q4_K_M now (R1 as IQ4_XS -> Q5_K_M)
+            below_q4 = {r.model.id: r.build.quality_rank for r in good if r.build.quality_rank > q4_rank}
             for m in sorted((m for m in cat.models.values() if m.kind in LLM_KINDS), key=lambda m: -m.params):
-                if m.params <= biggest:
-                    break
+                if m.params <= biggest and m.id not in below_q4:
+                    continue
                 found = _best(cat, m, g2, q)
-                if found is not None and found[0].quality_rank <= q4_rank:
-                    out.append(Runs(m, found[0], found[1], found[0].is_release, raised=True))
+                if (
+                    found is not None
+                    and found[0].quality_rank <= q4_rank
+                    and found[0].quality_rank < below_q4.get(m.id, 99)
+                ):
+                    out.append(
+                        Runs(
+                            m,
+                            found[0],
+                            found[1],
+                            found[0].is_release,
+                            raised=True,
+                            tokens_per_s=build_decode_tps(m, g, found[0]),
+                        )
+                    )
                     break
     return tuple(out)

