@@ -97,6 +97,9 @@ class Bounds:
     # waits here, not in memory (each holds up to ~100 KB while it is written and sent), and the
     # waiting ones go short questions first, like the worker pool
     replies_in_flight: int = 64
+    # of those, kept for short questions (at most 300 characters): a flood of long ones in one
+    # channel sends at Discord's per-channel pace and must not hold every slot
+    replies_reserved_for_short: int = 16
     # database operations of the bot at once (below the connection pool's 5), short questions first
     store_slots: int = 4
     # discord.py's message cache (messages kept for edit/delete events)

@@ -215,33 +215,51 @@ class PriorityGate:
     writing its saved state, a short question's read goes first instead of queueing behind
     all of theirs in the connection pool), and for messages being answered (a flood waits
     here as messages, not as answers written and waiting to be sent, so memory stays
-    bounded, and an unrelated short question overtakes it)."""
+    bounded, and an unrelated short question overtakes it).
+
+    ``reserved`` slots are kept for short operations (``cost_chars`` at most
+    ``short_chars``): a slot of the message gate is held while the reply is sent, and a
+    flood in one channel sends at Discord's per-channel pace, so without a reserve an
+    unrelated short question would wait for one of the flood's replies to go out."""
 
     def __init__(
         self,
         slots: int = 4,
         *,
         delay_per_1000_chars_s: float = 10.0,
+        reserved: int = 0,
+        short_chars: int = 300,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.slots = max(1, slots)
+        self.reserved = max(0, min(reserved, self.slots - 1))
+        self.short_chars = short_chars
         self.delay_per_char = delay_per_1000_chars_s / 1000.0
         self._clock = clock
         self._busy = 0
-        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        # short and long waiters apart, each a heap of (key, seq, turn): the reserve serves
+        # the short ones without scanning past long ones
+        self._short: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._long: list[tuple[float, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
 
     @property
     def waiting(self) -> int:
-        return len(self._heap)
+        return len(self._short) + len(self._long)
+
+    def _is_short(self, cost_chars: int) -> bool:
+        return cost_chars <= self.short_chars
 
     async def run(self, op: Callable[[], Awaitable[T]], *, cost_chars: int = 0) -> T:
-        if self._busy < self.slots and not self._heap:
+        short = self._is_short(cost_chars)
+        limit = self.slots if short else self.slots - self.reserved
+        queue = self._short if short else self._long
+        if self._busy < limit and not queue:
             self._busy += 1
         else:
             turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             key = self._clock() + self.delay_per_char * max(0, cost_chars)
-            heapq.heappush(self._heap, (key, next(self._seq), turn))
+            heapq.heappush(queue, (key, next(self._seq), turn))
             try:
                 await turn
             except asyncio.CancelledError:
@@ -253,13 +271,27 @@ class PriorityGate:
         finally:
             self._release()
 
+    @staticmethod
+    def _top(heap: list[tuple[float, int, asyncio.Future[None]]]) -> tuple[float, int] | None:
+        while heap and heap[0][2].done():  # cancelled while waiting
+            heapq.heappop(heap)
+        return heap[0][:2] if heap else None
+
     def _release(self) -> None:
-        while self._heap:
-            _, _, turn = heapq.heappop(self._heap)
-            if not turn.done():
-                turn.set_result(None)  # the slot passes to the next in line
-                return
         self._busy -= 1
+        while True:
+            s, lg = self._top(self._short), self._top(self._long)
+            long_ok = lg is not None and self._busy < self.slots - self.reserved
+            short_ok = s is not None and self._busy < self.slots
+            if short_ok and (not long_ok or s <= lg):  # type: ignore[operator]
+                heap = self._short
+            elif long_ok:
+                heap = self._long
+            else:
+                return
+            _, _, turn = heapq.heappop(heap)
+            self._busy += 1
+            turn.set_result(None)  # the slot passes to the next in line
 
 
 StoreGate = PriorityGate  # the name it had when it only guarded the database
@@ -411,7 +443,10 @@ class Advisor:
             b.store_slots, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
         )
         self.reply_gate = PriorityGate(
-            b.replies_in_flight, delay_per_1000_chars_s=b.delay_per_1000_chars_s, clock=clock
+            b.replies_in_flight,
+            delay_per_1000_chars_s=b.delay_per_1000_chars_s,
+            reserved=b.replies_reserved_for_short,
+            clock=clock,
         )
         self._answer = answer_fn or _default_answer_fn()
         self.contexts = contexts or ContextStore(

@@ -236,3 +236,35 @@ async def test_store_gate_lets_a_short_question_go_before_waiting_long_ones() ->
     assert await asyncio.gather(first, *longs, short) == ["busy", "long0", "long1", "long2", "short"]
     assert order == ["busy", "short", "long0", "long1", "long2"]
     assert gate.waiting == 0 and gate._busy == 0
+
+
+async def test_reply_gate_keeps_slots_for_short_questions_while_long_ones_hold_the_rest() -> None:
+    # 3 slots, 1 kept for short questions: two long replies stuck sending hold the other two;
+    # more long ones wait, a short one goes at once, and the long ones follow in order
+    import asyncio
+
+    from bot.discord_app.advisor import PriorityGate
+
+    gate = PriorityGate(3, reserved=1, short_chars=300)
+    release = asyncio.Event()
+    order: list[str] = []
+
+    async def op(name: str, hold: bool = False) -> str:
+        order.append(name)
+        if hold:
+            await release.wait()
+        return name
+
+    stuck = [
+        asyncio.ensure_future(gate.run(lambda i=i: op(f"stuck{i}", True), cost_chars=1000)) for i in range(2)
+    ]
+    await asyncio.sleep(0)
+    waiting = [asyncio.ensure_future(gate.run(lambda i=i: op(f"long{i}"), cost_chars=1000)) for i in range(2)]
+    await asyncio.sleep(0)
+    assert order == ["stuck0", "stuck1"] and gate.waiting == 2  # the reserve is not theirs
+    short = asyncio.ensure_future(gate.run(lambda: op("short"), cost_chars=20))
+    assert await short == "short"  # while both stuck replies still hold their slots
+    assert order == ["stuck0", "stuck1", "short"]
+    release.set()
+    assert await asyncio.gather(*stuck, *waiting) == ["stuck0", "stuck1", "long0", "long1"]
+    assert gate.waiting == 0 and gate._busy == 0
