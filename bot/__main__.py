@@ -63,6 +63,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(_dumps(ans.to_json()))
     else:
         print(ans.text)
+        if getattr(args, "show_command", False):
+            from bot.core.phrase.commands import command_text, no_command_text
+
+            print()
+            print(command_text(ans) or no_command_text(ans.language))
     return 0
 
 
@@ -162,6 +167,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with '-': carry the context (follow-ups, language) from one line to the next",
     )
     ask.add_argument("--lang", choices=LANG_CHOICES, help="reply language (default: the question's)")
+    ask.add_argument(
+        "--show-command",
+        action="store_true",
+        help="after an inference verdict, print the command that runs it (llama.cpp, vLLM, Ollama, diffusers)",
+    )
     ask.add_argument("question", nargs="+", help="the question, or '-' for stdin")
     ask.set_defaults(func=_cmd_ask)
     chat = sub.add_parser("chat", help="interactive chat in the terminal")

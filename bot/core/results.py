@@ -226,6 +226,9 @@ class FitItem:
     build: Any = None
     headline: bool = False
     min_cards: int | None = None
+    # issue 17: the command that runs this build as the verdict says (commands.Command; None when
+    # nothing runs it)
+    command: Any = None
 
     @property
     def fits(self) -> bool:

@@ -287,6 +287,9 @@ class FitEntry:
     quality_note: str | None = None  # formats.yaml quality_note id of the build
     weights_basis: str | None = None  # "measured" (a published file) | "modelled"
     min_cards: int | None = None  # does not fit: the fewest of this card it fits on (2, 4 or 8)
+    # issue 17: the command that runs it as the verdict says (commands.Command.to_json:
+    # {engine, run, check, format, cards, context_tokens[, alternatives]}); None = nothing runs it
+    command: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -315,6 +318,7 @@ class FitEntry:
             "quality_note": self.quality_note,
             "weights_basis": self.weights_basis,
             "min_cards": self.min_cards,
+            "command": self.command,
         }
 
 

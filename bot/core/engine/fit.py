@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot.core import memory, recommend
+from bot.core import commands, memory, recommend
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
     assumptions_for,
@@ -122,14 +122,19 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     base = recommend.workload_for(m, q)
     verdicts = bld.judge_builds(cat, m, g, q, base)
     pick = bld.shown(verdicts, m) if single else [next((v for v in verdicts if v.headline), verdicts[-1])]
+    offers = bld.offload_notes(m, g, q, verdicts)
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
+        entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
+        cmd = _command(cat, q, m, g, v, entry, offers)
+        if cmd is not None:
+            entry = replace(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
                 gpu=g,
-                entry=fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards),
+                entry=entry,
                 workload=e.workload,
                 total_gb=e.total / GB,
                 capacity_gb=memory.usable_bytes(g) / GB,
@@ -140,16 +145,56 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
                 build=v.build,
                 headline=v.headline,
                 min_cards=v.min_cards,
+                command=cmd,
             )
         )
     notes: list[Note] = []
     mo = _moe_note(m)
     if mo is not None:
         notes.append(mo)
-    notes += bld.offload_notes(m, g, q, verdicts)
+    notes += offers
     release = verdicts[0].build.precision if verdicts else None
     notes += bld.card_notes(g, m, q, base, release)
     return items, notes
+
+
+def _command(
+    cat: Catalog, q: Query, m: Model, g: GPU, v: bld.BuildVerdict, entry: FitEntry, offers: list[Note]
+) -> commands.Command | None:
+    """The command that runs this build as the verdict says (issue 17), with the offload the
+    answer offered for this build (the partial-offload layers, or every expert in RAM)."""
+    fid = v.build.format_id
+    offload: commands.Offload | None = None
+    if not v.fits:
+        for n in offers:
+            if n.values.get("fmt") != fid:
+                continue
+            if n.code is NoteCode.MOE_CPU_OFFLOAD:
+                offload = commands.Offload(cpu_moe=True)
+            elif n.code is NoteCode.PARTIAL_OFFLOAD:
+                offload = commands.Offload(layers_gpu=int(n.values["layers_gpu"]))
+    fmt = cat.formats.get(fid)
+    w = v.estimate.workload
+    same_cards = v.fits or offload is not None
+    return commands.command_for(
+        m,
+        g,
+        format_id=fid,
+        family=fmt.family if fmt is not None else "native",
+        release=v.build.is_release,
+        fits=v.fits,
+        num_gpus=w.num_gpus,
+        context_tokens=w.seq_len,
+        batch_size=w.batch_size,
+        required_gb=entry.required_gb if same_cards else 0.0,
+        capacity_gb=entry.capacity_gb,
+        min_cards=v.min_cards,
+        offload=offload,
+        model_offload=v.model_offload,
+        engine=q.engine,
+        kv_cache=getattr(q, "kv_cache", None),
+        repos=commands.repos_for(cat, m.id),
+    )
 
 
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
