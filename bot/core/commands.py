@@ -502,3 +502,73 @@ def command_for(
         vllm_asked=engine == "vllm",
         kv=kv,
     )
+
+
+# --------------------------------------------------------------------------- the question again
+
+#: the characters of ids, numbers and engine / cache names in a button key
+_KEY_PART = r"[a-z0-9][a-z0-9._+-]{0,39}|-"
+KEY_PATTERN = rf"(?:{_KEY_PART})(?::(?:{_KEY_PART})){{8}}"
+
+
+def _part(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def button_key(q: Any) -> str | None:
+    """The question of an inference verdict as a short key (one model, one card): what a
+    "Show command" button keeps to compute the same verdict again after a restart. None when the
+    question has more than one model or card, or the key would pass ``max_len``."""
+    if len(q.models) != 1 or len(q.gpus) != 1:
+        return None
+    parts = [
+        q.models[0],
+        q.gpus[0],
+        q.num_gpus,
+        q.seq_len,
+        q.batch_size,
+        q.engine,
+        getattr(q, "kv_cache", None),
+        None if q.system_ram_gb is None else int(q.system_ram_gb),
+        q.resolution,
+    ]
+    key = ":".join(_part(p).lower() for p in parts)
+    return key if len(key) <= 88 else None
+
+
+def query_from_key(key: str) -> Any:
+    """The inference question a :func:`button_key` stands for (a ``Query``), or None if malformed."""
+    import re
+    from dataclasses import fields, replace
+
+    from bot.core.types import Intent, Query, Task
+
+    if not re.fullmatch(KEY_PATTERN, key):
+        return None
+    model, gpu, n, seq, batch, engine, kv, ram, res = key.split(":")
+
+    def num(s: str) -> int | None:
+        return None if s == "-" else int(s)
+
+    try:
+        q = Query(
+            intent=Intent.FIT,
+            models=(model,),
+            gpus=(gpu,),
+            task=Task.INFERENCE,
+            num_gpus=num(n) or 1,
+            seq_len=num(seq),
+            batch_size=num(batch),
+            engine=None if engine == "-" else engine,
+            system_ram_gb=None if ram == "-" else float(ram),
+            resolution=num(res),
+        )
+    except ValueError:
+        return None
+    if kv != "-" and "kv_cache" in {f.name for f in fields(Query)}:
+        q = replace(q, kv_cache=kv)  # type: ignore[call-arg,unused-ignore]
+    return q
