@@ -56,6 +56,12 @@ def _cmd_ask(args: argparse.Namespace) -> int:
                 sys.stdout.write(_dumps(ans.to_json()) + "\n")
             else:
                 sys.stdout.write(ans.text + "\n\n")
+                if args.show_command:
+                    from bot.core.phrase.commands import command_text
+
+                    shown = command_text(ans)
+                    if shown:
+                        sys.stdout.write(shown + "\n\n")
             sys.stdout.flush()
         return 0
     ans = answer(question, None, catalog=cat, lang=lang)
@@ -63,7 +69,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(_dumps(ans.to_json()))
     else:
         print(ans.text)
-        if getattr(args, "show_command", False):
+        if args.show_command:
             from bot.core.phrase.commands import command_text, no_command_text
 
             print()

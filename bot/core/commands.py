@@ -342,6 +342,11 @@ def _vllm(
     else:
         repo = base
     flags = [f"vllm serve {repo}"]
+    if family == "native" and not release:
+        # a 16-bit precision other than the release's (fp16 of a bf16 model): vLLM's --dtype
+        flags.append(
+            "--dtype " + {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}.get(format_id, "auto")
+        )
     if ctx:
         flags.append(f"--max-model-len {ctx}")
     flags.append(f"--gpu-memory-utilization {_util(required_gb, capacity_gb, vllm_asked):.2f}")

@@ -200,3 +200,15 @@ def test_repos_file_is_valid_and_sourced(tmp_path: Path) -> None:
     bad.write_text("repos:\n  - model: sdxl\n    hf_repo: x/y\n", encoding="utf-8")
     with pytest.raises(KnowledgeError, match="source"):
         commands.load_repos(tmp_path, CAT.models)
+
+
+def test_a_named_precision_gets_the_engine_of_that_precision() -> None:
+    # "in 4-bit" on two cards: vLLM with an AWQ build split tensor-parallel over both
+    a = answer("can I run llama 3.1 70b in 4-bit on 2x 3090", catalog=CAT)
+    (e,) = a.fit
+    assert e.fits and e.command["engine"] == "vllm"
+    assert _flag(e.command["run"], "--tensor-parallel-size") == "2"
+    assert _flag(e.command["run"], "--max-model-len") == str(e.assumptions["seq_len"])
+    # fp16 of a bf16 release: vLLM is told the dtype
+    fp16 = answer("llama 3.1 8b in fp16 on a 4090", catalog=CAT).fit[0].command
+    assert _flag(fp16["run"], "--dtype") == "float16"

@@ -197,6 +197,51 @@ def _command(
     )
 
 
+#: a precision named in an inference question -> the build that runs it: 16-bit and FP8 as
+#: themselves (vLLM); int8 as GGUF Q8_0 (llama.cpp's 8-bit; 8.5 bits per weight against the
+#: 8 the estimate counts); int4 as AWQ (vLLM; ~4.25 bits with 16-bit embeddings), or Q4_K_M when
+#: the asker named a GGUF engine or the card is Apple's; NF4 as bitsandbytes
+_ASKED_BUILD = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "gguf-q8_0", "int4": "awq-int4"}
+
+
+def _asked_command(
+    cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate, entry: FitEntry
+) -> commands.Command | None:
+    """The command of an inference verdict at the precision the question named (issue 17)."""
+    w = e.workload
+    if w.trains or m.kind not in (*bld.LLM_KINDS, "diffusion") or w.format_id:
+        return None
+    fid = "bnb-nf4" if w.nf4 else _ASKED_BUILD.get(str(w.precision))
+    if fid == "awq-int4" and (q.engine in ("llama.cpp", "ollama", "lm-studio") or g.unified_memory):
+        fid = "gguf-q4_k_m"
+    if m.kind == "diffusion" and fid in ("gguf-q8_0", "awq-int4", "gguf-q4_k_m"):
+        return None  # no such diffusers build of an int8 / int4 pipeline here
+    fmt = cat.formats.get(fid or "")
+    if fmt is None:
+        return None
+    from bot.core.formats import release_format_id
+
+    fits = bool(entry.fits)
+    return commands.command_for(
+        m,
+        g,
+        format_id=fmt.id,
+        family=fmt.family,
+        release=fmt.id == release_format_id(m),
+        fits=fits,
+        num_gpus=w.num_gpus,
+        context_tokens=w.seq_len,
+        batch_size=w.batch_size,
+        required_gb=entry.required_gb if fits else 0.0,
+        capacity_gb=entry.capacity_gb,
+        min_cards=None if fits else bld.min_cards(m, g, e),
+        model_offload=w.model_offload,
+        engine=q.engine,
+        kv_cache=getattr(q, "kv_cache", None),
+        repos=commands.repos_for(cat, m.id),
+    )
+
+
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
     items: list[FitItem] = []
     notes: list[Note] = []
@@ -244,6 +289,9 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
             entry = replace(entry, measured_gb=published.measured_gb, measured_source=published.source)
+        cmd = _asked_command(cat, q, m, g, e, entry)
+        if cmd is not None:
+            entry = replace(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -260,6 +308,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 fixes=fixes,
                 full_finetune_gb=full_gb,
                 measured=published,
+                command=cmd,
             )
         )
         for n in [*workload_notes(m, q, e), *bld.card_notes(g, m, q, e.workload, None)]:
