@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -492,7 +492,7 @@ def command_for(
                 )
             return Command(main.engine, main.lines, main.check, main.format, cards, ctx, (alt,))
         return main
-    return _vllm(
+    served = _vllm(
         m,
         g,
         format_id,
@@ -507,6 +507,17 @@ def command_for(
         vllm_asked=engine == "vllm",
         kv=kv,
     )
+    if family == "mxfp4" and repos.gguf_repo and engine != "vllm":
+        # an MXFP4 release also ships as one GGUF file (gpt-oss): llama.cpp and Ollama load the same
+        # weights, so the same verdict holds there
+        alts = [
+            _llama_cpp(m, g, format_id, family, repos, ctx=ctx, cards=cards, batch=batch, offload=None, kv=kv)
+        ]
+        olla = _ollama(m, g, repos, ctx, None, kv) if format_id == repos.ollama_format else None
+        if olla is not None:
+            alts.append(olla)
+        return replace(served, alternatives=tuple(alts))
+    return served
 
 
 # --------------------------------------------------------------------------- the question again
@@ -548,7 +559,7 @@ def button_key(q: Any) -> str | None:
 def query_from_key(key: str) -> Any:
     """The inference question a :func:`button_key` stands for (a ``Query``), or None if malformed."""
     import re
-    from dataclasses import fields, replace
+    from dataclasses import fields
 
     from bot.core.types import Intent, Query, Task
 

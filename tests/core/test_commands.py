@@ -212,3 +212,13 @@ def test_a_named_precision_gets_the_engine_of_that_precision() -> None:
     # fp16 of a bf16 release: vLLM is told the dtype
     fp16 = answer("llama 3.1 8b in fp16 on a 4090", catalog=CAT).fit[0].command
     assert _flag(fp16["run"], "--dtype") == "float16"
+
+
+def test_mxfp4_release_runs_in_vllm_with_the_gguf_engines_as_alternatives() -> None:
+    # gpt-oss-20b ships in MXFP4 (model card); ggml-org/gpt-oss-20b-GGUF and Ollama's gpt-oss:20b hold it
+    cmd = answer("gpt-oss 20b on a 4060 ti 16gb", catalog=CAT).fit[0].command
+    assert cmd["engine"] == "vllm" and cmd["run"].startswith("vllm serve openai/gpt-oss-20b")
+    alts = {a["engine"]: a["run"] for a in cmd["alternatives"]}
+    layers = CAT.models["gpt-oss-20b"].layers  # 24 (config.json num_hidden_layers)
+    assert _flag(alts["llama.cpp"], "-ngl") == str(layers + 1)
+    assert "ollama run gpt-oss:20b" in alts["ollama"]

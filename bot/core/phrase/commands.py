@@ -76,6 +76,7 @@ def command_text(answer: Any, lang: Lang | None = None) -> str | None:
         for alt in c.alternatives:
             parts.append(t(L, "cmd.alt", engine=_engine_name(alt.engine)))
             parts.append(_block(alt.run))
+            placeholder = placeholder or "<" in alt.run
         placeholder = placeholder or "<" in c.run or "<" in c.check
     if placeholder:
         parts.append(t(L, "cmd.placeholder"))
