@@ -34,7 +34,7 @@ Flag sources: llama.cpp ``tools/server/README.md`` and ``common/arg.cpp`` (``-m`
 <repo>[:quant]``, ``-c``, ``-ngl``, ``-ts``, ``--n-cpu-moe``, ``-ctk``/``-ctv``, ``-fa``, ``-np``),
 ``tools/llama-bench``; vLLM docs, engine arguments (``--max-model-len``,
 ``--gpu-memory-utilization``, ``--tensor-parallel-size``, ``--kv-cache-dtype``, ``--quantization``,
-``--max-num-seqs``); Ollama docs (``/set parameter num_ctx``, ``num_gpu``, FAQ
+``--max-num-seqs``); Ollama docs (Modelfile ``PARAMETER num_ctx`` / ``num_gpu``, FAQ
 ``OLLAMA_KV_CACHE_TYPE`` with ``OLLAMA_FLASH_ATTENTION=1``, ``ollama ps``); diffusers docs
 (``enable_model_cpu_offload``, ``PipelineQuantizationConfig``). Checked 2026-12.
 
@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -238,11 +239,19 @@ def _ollama(
     kvt = _KV_LLAMA.get(kv or "")
     if kvt:
         lines.append(f"OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE={kvt} ollama serve &")
-    lines.append(f"ollama run {repos.ollama_tag}")
-    if ctx:
-        lines.append(f">>> /set parameter num_ctx {ctx}")
+    # a Modelfile sets num_ctx (Ollama's own default is far below most answers' context) and, for
+    # a partial offload, num_gpu (the layers on the card); every line is plain shell
+    params = [f"PARAMETER num_ctx {ctx}"] if ctx else []
     if offload is not None and offload.layers_gpu is not None:
-        lines.append(f">>> /set parameter num_gpu {offload.layers_gpu}")
+        params.append(f"PARAMETER num_gpu {offload.layers_gpu}")
+    if params:
+        name = re.sub(r"[^a-z0-9.]+", "-", repos.ollama_tag.lower()) + (f"-{ctx // 1024}k" if ctx else "")
+        body = "\\n".join([f"FROM {repos.ollama_tag}", *params])
+        lines.append(f"printf '{body}\\n' > Modelfile")
+        lines.append(f"ollama create {name} -f Modelfile")
+        lines.append(f"ollama run {name}")
+    else:
+        lines.append(f"ollama run {repos.ollama_tag}")
     return Command(
         engine="ollama",
         lines=tuple(lines),
@@ -558,7 +567,6 @@ def button_key(q: Any) -> str | None:
 
 def query_from_key(key: str) -> Any:
     """The inference question a :func:`button_key` stands for (a ``Query``), or None if malformed."""
-    import re
     from dataclasses import fields
 
     from bot.core.types import Intent, Query, Task

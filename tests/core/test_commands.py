@@ -63,7 +63,7 @@ def test_llama_31_8b_q4_k_m_on_a_3060_puts_every_layer_on_the_card_at_the_assume
     assert _flag(c.check, "-ngl") == _flag(c.run, "-ngl") and c.check.startswith("llama-bench")
     # and Ollama, whose llama3.1:8b tag is that Q4_K_M build, with num_ctx set to the same context
     (alt,) = c.alternatives
-    assert "ollama run llama3.1:8b" in alt.run and f"num_ctx {ctx}" in alt.run
+    assert "FROM llama3.1:8b" in alt.run and f"PARAMETER num_ctx {ctx}" in alt.run
 
 
 def test_the_answer_json_carries_the_headline_command_with_its_context() -> None:
@@ -221,4 +221,4 @@ def test_mxfp4_release_runs_in_vllm_with_the_gguf_engines_as_alternatives() -> N
     alts = {a["engine"]: a["run"] for a in cmd["alternatives"]}
     layers = CAT.models["gpt-oss-20b"].layers  # 24 (config.json num_hidden_layers)
     assert _flag(alts["llama.cpp"], "-ngl") == str(layers + 1)
-    assert "ollama run gpt-oss:20b" in alts["ollama"]
+    assert "FROM gpt-oss:20b" in alts["ollama"] and "PARAMETER num_ctx 4096" in alts["ollama"]
