@@ -771,7 +771,7 @@ class Advisor:
             except (AnswerTimeout, PoolBusy):
                 await self.notify(interaction, t(lang, "discord.busy"))
                 return
-            text = command_text(ans, lang)
+            text = command_text(ans, lang, max_chars=2000)  # one Discord message, no block cut
         await self.notify(interaction, text or no_command_text(lang))
 
     async def message_kwargs(

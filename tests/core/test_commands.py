@@ -222,3 +222,13 @@ def test_mxfp4_release_runs_in_vllm_with_the_gguf_engines_as_alternatives() -> N
     layers = CAT.models["gpt-oss-20b"].layers  # 24 (config.json num_hidden_layers)
     assert _flag(alts["llama.cpp"], "-ngl") == str(layers + 1)
     assert "FROM gpt-oss:20b" in alts["ollama"] and "PARAMETER num_ctx 4096" in alts["ollama"]
+
+
+def test_a_length_limit_leaves_out_whole_blocks_never_half_of_one() -> None:
+    a = answer("can I run llama 3.3 70b on a 4090", catalog=CAT)
+    full = command_text(a)
+    assert full is not None and "Ollama" in full
+    short = command_text(a, max_chars=len(full) - 1)
+    assert short is not None and len(short) < len(full) and "Ollama" not in short
+    assert short.count("```") % 2 == 0 and "llama-server" in short
+    assert command_text(a, max_chars=10) is None

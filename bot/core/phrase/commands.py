@@ -55,13 +55,22 @@ def _block(text: str) -> str:
     return f"```sh\n{text}\n```"
 
 
-def command_text(answer: Any, lang: Lang | None = None) -> str | None:
+def command_text(answer: Any, lang: Lang | None = None, max_chars: int | None = None) -> str | None:
     """The commands of an answer as text (Markdown code blocks), in the answer's language; None
-    when the answer is not an inference verdict with a command."""
+    when the answer is not an inference verdict with a command. ``max_chars`` (Discord's 2,000):
+    the alternatives, then the later verdicts, are left out until it fits; a block is never cut."""
     L = lang or getattr(answer, "language", None) or Lang.EN
     items = chosen(getattr(answer, "result", None))
     if not items:
         return None
+    for alternatives, count in ((True, len(items)), (False, len(items)), (False, 1)):
+        text = _lay_out(L, items[:count], alternatives)
+        if max_chars is None or len(text) <= max_chars:
+            return text
+    return None
+
+
+def _lay_out(L: Lang, items: list[Any], alternatives: bool) -> str:
     parts: list[str] = []
     placeholder = False
     for it in items:
@@ -73,11 +82,11 @@ def command_text(answer: Any, lang: Lang | None = None) -> str | None:
         if c.check:
             parts.append(t(L, "cmd.check"))
             parts.append(_block(c.check))
-        for alt in c.alternatives:
+        placeholder = placeholder or "<" in c.run or "<" in c.check
+        for alt in c.alternatives if alternatives else ():
             parts.append(t(L, "cmd.alt", engine=_engine_name(alt.engine)))
             parts.append(_block(alt.run))
             placeholder = placeholder or "<" in alt.run
-        placeholder = placeholder or "<" in c.run or "<" in c.check
     if placeholder:
         parts.append(t(L, "cmd.placeholder"))
     return "\n".join(parts)
