@@ -64,9 +64,9 @@ __all__ = [
 #: vLLM's default ``gpu_memory_utilization`` (the same figure as builds.VLLM_RESERVE; not imported
 #: to keep this module free of the engine package)
 VLLM_DEFAULT_UTIL = 0.9
-#: the highest ``--gpu-memory-utilization`` written: vLLM needs a little room for the CUDA context
-#: and graphs beyond what it accounts (an estimate)
-VLLM_MAX_UTIL = 0.98
+#: the highest ``--gpu-memory-utilization`` written (a verdict needing more is already "tight":
+#: vLLM's budget then leaves almost nothing beside it)
+VLLM_MAX_UTIL = 0.99
 #: what each KV-cache setting is called by llama.cpp (``-ctk``) and vLLM (``--kv-cache-dtype``);
 #: None = the engine's default (16-bit) or no such type in that engine
 _KV_LLAMA = {"q8_0": "q8_0", "q4_0": "q4_0", "fp8": "q8_0"}  # llama.cpp has no fp8 cache: q8_0 is its 8-bit
@@ -221,7 +221,7 @@ def _mem_check(g: GPU) -> str:
 
 def _util(required_gb: float, capacity_gb: float | None, vllm_asked: bool) -> float:
     """``--gpu-memory-utilization`` matching the verdict: 0.9 when the estimate fits in it (or the
-    verdict was judged against vLLM's 0.9), else the share needed, rounded up, at most 0.98."""
+    verdict was judged against vLLM's 0.9), else the share needed, rounded up, at most VLLM_MAX_UTIL."""
     if vllm_asked or not capacity_gb or capacity_gb <= 0:
         return VLLM_DEFAULT_UTIL
     share = required_gb / capacity_gb
@@ -231,9 +231,18 @@ def _util(required_gb: float, capacity_gb: float | None, vllm_asked: bool) -> fl
 
 
 def _ollama(
-    m: Model, g: GPU, repos: Repos, ctx: int | None, offload: Offload | None, kv: str | None
+    m: Model,
+    g: GPU,
+    repos: Repos,
+    ctx: int | None,
+    offload: Offload | None,
+    kv: str | None,
+    local: str | None = None,
 ) -> Command | None:
-    if not repos.ollama_tag:
+    """Ollama with the library tag (when it downloads this build), or with ``local``: a GGUF file
+    on disk (a Modelfile's FROM takes a path)."""
+    source = local or repos.ollama_tag
+    if not source:
         return None
     lines: list[str] = []
     kvt = _KV_LLAMA.get(kv or "")
@@ -244,19 +253,22 @@ def _ollama(
     params = [f"PARAMETER num_ctx {ctx}"] if ctx else []
     if offload is not None and offload.layers_gpu is not None:
         params.append(f"PARAMETER num_gpu {offload.layers_gpu}")
+    if local is not None:
+        params = params or [f"PARAMETER num_ctx {ctx or 4096}"]
     if params:
-        name = re.sub(r"[^a-z0-9.]+", "-", repos.ollama_tag.lower()) + (f"-{ctx // 1024}k" if ctx else "")
-        body = "\\n".join([f"FROM {repos.ollama_tag}", *params])
+        base = repos.ollama_tag if local is None and repos.ollama_tag else m.id
+        name = re.sub(r"[^a-z0-9.]+", "-", base.lower()) + (f"-{ctx // 1024}k" if ctx else "")
+        body = "\\n".join([f"FROM {source}", *params])
         lines.append(f"printf '{body}\\n' > Modelfile")
         lines.append(f"ollama create {name} -f Modelfile")
         lines.append(f"ollama run {name}")
     else:
-        lines.append(f"ollama run {repos.ollama_tag}")
+        lines.append(f"ollama run {source}")
     return Command(
         engine="ollama",
         lines=tuple(lines),
         check="ollama ps",  # SIZE, PROCESSOR (the GPU/CPU split) and CONTEXT of the loaded model
-        format=repos.ollama_format,
+        format=repos.ollama_format if local is None else "",
         context_tokens=ctx,
     )
 
@@ -493,11 +505,14 @@ def command_for(
             m, g, format_id, family, repos, ctx=ctx, cards=cards, batch=batch, offload=offload, kv=kv
         )
         alt = _ollama(m, g, repos, ctx, offload, kv) if format_id == repos.ollama_format else None
+        if alt is None and engine == "ollama" and family in ("gguf", "mxfp4", "native"):
+            # no library tag downloads this build: Ollama imports the GGUF file itself
+            alt = _ollama(m, g, repos, ctx, offload, kv, local=_gguf_file(m, format_id, family))
         if alt is not None and not (offload is not None and offload.cpu_moe):
             # Ollama has no per-expert placement: it is offered for whole-layer splits only
             if engine == "ollama":
                 return Command(
-                    alt.engine, alt.lines, alt.check, alt.format, cards, alt.context_tokens, (main,)
+                    alt.engine, alt.lines, alt.check, format_id, cards, alt.context_tokens, (main,)
                 )
             return Command(main.engine, main.lines, main.check, main.format, cards, ctx, (alt,))
         return main

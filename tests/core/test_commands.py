@@ -232,3 +232,15 @@ def test_a_length_limit_leaves_out_whole_blocks_never_half_of_one() -> None:
     assert short is not None and len(short) < len(full) and "Ollama" not in short
     assert short.count("```") % 2 == 0 and "llama-server" in short
     assert command_text(a, max_chars=10) is None
+
+
+def test_ollama_named_comes_first_and_imports_a_file_no_tag_downloads() -> None:
+    a = answer("llama 3.1 8b on a 4090 with ollama", catalog=CAT)
+    head = next(e for e in a.fit if e.fits)
+    cmd = head.command
+    assert cmd["engine"] == "ollama" and cmd["format"] == head.format
+    ctx = head.assumptions["seq_len"]
+    assert f"PARAMETER num_ctx {ctx}" in cmd["run"]
+    if head.format != "gguf-q4_k_m":  # only Q4_K_M has a library tag (llama3.1:8b)
+        assert "FROM <path to the" in cmd["run"]
+    assert [x["engine"] for x in cmd["alternatives"]] == ["llama.cpp"]
