@@ -56,6 +56,12 @@ def _cmd_ask(args: argparse.Namespace) -> int:
                 sys.stdout.write(_dumps(ans.to_json()) + "\n")
             else:
                 sys.stdout.write(ans.text + "\n\n")
+                if args.show_command:
+                    from bot.core.phrase.commands import command_text
+
+                    shown = command_text(ans)
+                    if shown:
+                        sys.stdout.write(shown + "\n\n")
             sys.stdout.flush()
         return 0
     ans = answer(question, None, catalog=cat, lang=lang)
@@ -63,6 +69,11 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(_dumps(ans.to_json()))
     else:
         print(ans.text)
+        if args.show_command:
+            from bot.core.phrase.commands import command_text, no_command_text
+
+            print()
+            print(command_text(ans) or no_command_text(ans.language))
     return 0
 
 
@@ -162,6 +173,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with '-': carry the context (follow-ups, language) from one line to the next",
     )
     ask.add_argument("--lang", choices=LANG_CHOICES, help="reply language (default: the question's)")
+    ask.add_argument(
+        "--show-command",
+        action="store_true",
+        help="after an inference verdict, print the command that runs it (llama.cpp, vLLM, Ollama, diffusers)",
+    )
     ask.add_argument("question", nargs="+", help="the question, or '-' for stdin")
     ask.set_defaults(func=_cmd_ask)
     chat = sub.add_parser("chat", help="interactive chat in the terminal")

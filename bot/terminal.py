@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from bot.core.answer import answer
 from bot.core.phrase.catalog import t
-from bot.core.types import Context, Lang
+from bot.core.phrase.commands import command_text
+from bot.core.types import Answer, Context, Lang
 
 if TYPE_CHECKING:
     from bot.core.knowledge import Catalog
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
 __all__ = ["chat"]
 
 BANNER = t(Lang.EN, "chat.banner")
+#: what asks for the command of the last verdict in the chat
+SHOW_COMMAND = ("command", "show command", "cmd", "命令", "显示命令", "顯示命令")
 
 
 def chat(
@@ -30,6 +33,7 @@ def chat(
             pass
     print(t(lang or Lang.EN, "chat.banner"), file=out)
     context = Context()
+    last: Answer | None = None
     while True:
         if interactive:
             try:
@@ -54,7 +58,14 @@ def chat(
             continue
         if not cmd:
             continue
+        if cmd in SHOW_COMMAND:
+            # the command that runs the last verdict (issue 17)
+            shown = command_text(last) if last is not None else None
+            print(shown or t(context.language or lang or Lang.EN, "cmd.none"), file=out)
+            print(file=out)
+            continue
         ans = answer(line, context, catalog=catalog, lang=lang)
         context = ans.context
+        last = ans
         print(ans.text, file=out)
         print(file=out)

@@ -229,6 +229,9 @@ class FitItem:
     min_cards: int | None = None
     # issue 17: a "longest context" question: the memory at that context (None otherwise)
     max_context_breakdown: Breakdown | None = None
+    # issue 17: the command that runs this build as the verdict says (commands.Command; None when
+    # nothing runs it)
+    command: Any = None
 
     @property
     def fits(self) -> bool:

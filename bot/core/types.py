@@ -308,6 +308,9 @@ class FitEntry:
     max_context_band: tuple[int, int] | None = None
     max_context_capped: bool = False
     kv_cache_dtype: str | None = None
+    # issue 17: the command that runs it as the verdict says (commands.Command.to_json:
+    # {engine, run, check, format, cards, context_tokens[, alternatives]}); None = nothing runs it
+    command: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -340,6 +343,7 @@ class FitEntry:
             "max_context_band": list(self.max_context_band) if self.max_context_band else None,
             "max_context_capped": self.max_context_capped,
             "kv_cache_dtype": self.kv_cache_dtype,
+            "command": self.command,
         }
 
 

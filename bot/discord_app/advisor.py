@@ -780,7 +780,47 @@ class Advisor:
         if chart is not None and embed is not None:
             embed.set_image(url=f"attachment://{CHART_FILENAME}")
         view = await self.persistent_view_for(answer)
+        view = self.command_view(answer, view)
         return Reply(embed=embed, content=content, view=view, chart=chart)
+
+    def command_view(self, answer: Answer, view: discord.ui.View | None) -> discord.ui.View | None:
+        """``view`` plus a "Show command" button when the answer is an inference verdict with a
+        command (issue 17) and its question fits in the button's custom id."""
+        from bot.core.commands import button_key
+        from bot.core.phrase.commands import chosen
+
+        if not chosen(answer.result):
+            return view
+        key = button_key(answer.query)
+        if key is None:
+            return view
+        from .persist import add_command_button
+
+        return add_command_button(view, key, answer.language)
+
+    async def show_command(self, interaction: discord.Interaction, key: str) -> None:
+        """The "Show command" button: the same verdict computed again from the key, its command
+        sent to the presser only (ephemeral), in code blocks."""
+        from bot.core.commands import query_from_key
+        from bot.core.phrase.commands import command_text, no_command_text
+
+        lang = await self.lang_for_interaction(interaction)
+        q = query_from_key(key)
+        text: str | None = None
+        if q is not None:
+            catalog = self.catalog
+            answer_fn = self._answer
+            try:
+                ans = await self.pool.run(
+                    lambda: answer_fn(q, None, catalog=catalog, lang=lang),
+                    cost_chars=50,
+                    time_limit=self.bounds.answer_time_limit_s,
+                )
+            except (AnswerTimeout, PoolBusy):
+                await self.notify(interaction, t(lang, "discord.busy"))
+                return
+            text = command_text(ans, lang, max_chars=2000)  # one Discord message, no block cut
+        await self.notify(interaction, text or no_command_text(lang))
 
     async def message_kwargs(
         self, answer: Answer, *, embeds: bool = True, files: bool = True

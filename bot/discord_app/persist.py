@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from cachetools import TTLCache
 
+from bot.core.commands import KEY_PATTERN as COMMAND_KEY
 from bot.core.phrase.catalog import t
 from bot.core.rig import MAX_COUNT, Rig
 from bot.core.types import Choice, Lang
@@ -36,8 +37,10 @@ if TYPE_CHECKING:
     from .advisor import Advisor
 
 __all__ = [
+    "CommandButton",
     "PickButton",
     "RigButton",
+    "add_command_button",
     "GuildSettingsCache",
     "choices_view",
     "rig_view",
@@ -156,7 +159,44 @@ class RigButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=_RIG_TE
         await advisor.save_rig_from_button(interaction, self.user_id, self.rig)
 
 
-DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (PickButton, RigButton)
+class CommandButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"gpu:cmd:(?P<key>" + COMMAND_KEY + ")",
+):
+    """ "Show command" on an inference answer (issue 17): the question is in the custom id
+    (``bot.core.commands.button_key``); a press computes the same verdict again and sends its
+    command, to the presser only, in a code block."""
+
+    def __init__(self, key: str, label: str = "Show command") -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=truncate(label, 80), style=discord.ButtonStyle.secondary, custom_id=f"gpu:cmd:{key}"
+            )
+        )
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> CommandButton:
+        return cls(match["key"], getattr(item, "label", None) or "Show command")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        advisor = _advisor_of(interaction)
+        if advisor is None:
+            return
+        await advisor.show_command(interaction, self.key)
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (PickButton, RigButton, CommandButton)
+
+
+def add_command_button(view: discord.ui.View | None, key: str, lang: Lang) -> discord.ui.View:
+    """``view`` (or a new persistent one) with the "Show command" button."""
+    out = view if view is not None else discord.ui.View(timeout=None)
+    if len(out.children) < MAX_BUTTONS:
+        out.add_item(CommandButton(key, t(lang, "cmd.button")))
+    return out
 
 
 def choices_view(cid: str, choices: tuple[Choice, ...]) -> discord.ui.View:

@@ -75,6 +75,21 @@ def test_chat_keeps_context_across_follow_ups():
     assert p.stdout.count("Llama 3 8B") >= 2
 
 
+def test_show_command_in_ask_and_in_the_chat():
+    # issue 17: the command that runs the verdict, after the answer (ask) or when asked (chat)
+    from bot.core.phrase.commands import command_text
+
+    q = "can I run llama 3.1 8b on a 3060 12gb"
+    expected = command_text(answer(q, catalog=get_catalog()))
+    assert expected is not None and "llama-server" in expected
+    p = run("ask", "--show-command", q)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().endswith(expected.strip())
+    chat = run("chat", stdin=f"{q}\ncommand\nquit\n")
+    assert chat.returncode == 0, chat.stderr
+    assert expected.strip() in chat.stdout
+
+
 def test_bare_python_m_bot_starts_chat_without_token():
     p = run(stdin="help\n")
     assert p.returncode == 0, p.stderr

@@ -326,6 +326,29 @@ def test_choice_buttons_answer_when_pressed(standin: StandIn, bot: Any) -> None:
     assert title(reply) == clip(answer(expected.choices[0].text, expected.context).verdict)
 
 
+def test_show_command_button_sends_the_command_to_the_presser(standin: StandIn, bot: Any) -> None:
+    # issue 17: an inference verdict carries a persistent "Show command" button; pressing it sends
+    # the command of that verdict, ephemeral, in a code block
+    from bot.core.phrase.catalog import t
+    from bot.core.phrase.commands import command_text
+
+    user = new_user()
+    question = "can I run llama 3.1 8b on a 3060 12gb"
+    expected = command_text(answer(question))
+    assert expected is not None
+    mid = standin.send_message(question, channel=CHANNELS["ask"], user_id=user)
+    rec = standin.wait_for(refers_to(mid), 15)
+    buttons = [c for row in sent(rec)["components"] for c in row["components"]]
+    (button,) = [b for b in buttons if b["custom_id"].startswith("gpu:cmd:")]
+    assert button["label"] == t(Lang.EN, "cmd.button")
+    pressed = standin.press(
+        int(rec.response["id"]), button["custom_id"], user_id=user, channel=CHANNELS["ask"]
+    )
+    reply = interaction_reply(standin, pressed)
+    assert reply.get("flags", 0) & 64  # to the presser only
+    assert reply["content"] == expected and "```sh\nllama-server " in reply["content"]
+
+
 # -- slash commands ------------------------------------------------------------------------
 
 

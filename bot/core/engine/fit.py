@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot.core import memory, recommend
+from bot.core import commands, memory, recommend
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
     assumptions_for,
@@ -158,15 +158,21 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     base = recommend.workload_for(m, q)
     verdicts = bld.judge_builds(cat, m, g, q, base)
     pick = bld.shown(verdicts, m) if single else [next((v for v in verdicts if v.headline), verdicts[-1])]
+    offers = bld.offload_notes(m, g, q, verdicts) + bld.sequential_notes(m, g, verdicts)
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
         entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
         at_max = None
+        at_max_gb: float | None = None
         if q.max_context and entry.max_context_tokens:
             # the memory at the longest context, so the answer shows what fills the card there
             wm = replace(e.workload, seq_len=entry.max_context_tokens)
-            at_max = breakdown_of(memory.estimate(m, g, workload=wm))
+            em = memory.estimate(m, g, workload=wm)
+            at_max, at_max_gb = breakdown_of(em), em.total / GB
+        cmd = _command(cat, q, m, g, v, entry, offers, at_max_gb)
+        if cmd is not None:
+            entry = replace(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -183,19 +189,114 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
                 headline=v.headline,
                 min_cards=v.min_cards,
                 max_context_breakdown=at_max,
+                command=cmd,
             )
         )
     notes: list[Note] = []
     mo = _moe_note(m)
     if mo is not None:
         notes.append(mo)
-    notes += bld.offload_notes(m, g, q, verdicts)
+    notes += offers  # the offload notes, then the sequential-offload one (as before)
     if verdicts:
         notes += kv_notes(next((v.estimate for v in verdicts if v.headline), verdicts[0].estimate))
-    notes += bld.sequential_notes(m, g, verdicts)
     release = verdicts[0].build.precision if verdicts else None
     notes += bld.card_notes(g, m, q, base, release)
     return items, notes
+
+
+def _command(
+    cat: Catalog,
+    q: Query,
+    m: Model,
+    g: GPU,
+    v: bld.BuildVerdict,
+    entry: FitEntry,
+    offers: list[Note],
+    at_max_gb: float | None = None,
+) -> commands.Command | None:
+    """The command that runs this build as the verdict says (issue 17), with the offload the
+    answer offered for this build (the partial-offload layers, or every expert in RAM)."""
+    fid = v.build.format_id
+    offload: commands.Offload | None = None
+    if not v.fits:
+        for n in offers:
+            if n.values.get("fmt") != fid:
+                continue
+            if n.code is NoteCode.MOE_CPU_OFFLOAD:
+                offload = commands.Offload(cpu_moe=True)
+            elif n.code is NoteCode.PARTIAL_OFFLOAD:
+                offload = commands.Offload(layers_gpu=int(n.values["layers_gpu"]))
+            elif n.code is NoteCode.SEQUENTIAL_OFFLOAD:
+                offload = commands.Offload(sequential=True)
+    fmt = cat.formats.get(fid)
+    w = v.estimate.workload
+    same_cards = v.fits or offload is not None
+    return commands.command_for(
+        m,
+        g,
+        format_id=fid,
+        family=fmt.family if fmt is not None else "native",
+        release=v.build.is_release,
+        fits=v.fits,
+        num_gpus=w.num_gpus,
+        # a "longest context" question runs at the longest context that fits
+        context_tokens=entry.max_context_tokens if q.max_context and entry.max_context_tokens else w.seq_len,
+        batch_size=w.batch_size,
+        # at the longest context the card is as full as the memory there (vLLM's utilization)
+        required_gb=(at_max_gb or entry.required_gb) if same_cards else 0.0,
+        capacity_gb=entry.capacity_gb,
+        min_cards=v.min_cards,
+        offload=offload,
+        model_offload=v.model_offload,
+        engine=q.engine,
+        kv_cache=getattr(q, "kv_cache", None),
+        repos=commands.repos_for(cat, m.id),
+    )
+
+
+#: a precision named in an inference question -> the build that runs it: 16-bit and FP8 as
+#: themselves (vLLM); int8 as GGUF Q8_0 (llama.cpp's 8-bit; 8.5 bits per weight against the
+#: 8 the estimate counts); int4 as AWQ (vLLM; ~4.25 bits with 16-bit embeddings), or Q4_K_M when
+#: the asker named a GGUF engine or the card is Apple's; NF4 as bitsandbytes
+_ASKED_BUILD = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "gguf-q8_0", "int4": "awq-int4"}
+
+
+def _asked_command(
+    cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate, entry: FitEntry
+) -> commands.Command | None:
+    """The command of an inference verdict at the precision the question named (issue 17)."""
+    w = e.workload
+    if w.trains or m.kind not in (*bld.LLM_KINDS, "diffusion") or w.format_id:
+        return None
+    fid = "bnb-nf4" if w.nf4 else _ASKED_BUILD.get(str(w.precision))
+    if fid == "awq-int4" and (q.engine in ("llama.cpp", "ollama", "lm-studio") or g.unified_memory):
+        fid = "gguf-q4_k_m"
+    if m.kind == "diffusion" and fid in ("gguf-q8_0", "awq-int4", "gguf-q4_k_m"):
+        return None  # no such diffusers build of an int8 / int4 pipeline here
+    fmt = cat.formats.get(fid or "")
+    if fmt is None:
+        return None
+    from bot.core.formats import release_format_id
+
+    fits = bool(entry.fits)
+    return commands.command_for(
+        m,
+        g,
+        format_id=fmt.id,
+        family=fmt.family,
+        release=fmt.id == release_format_id(m),
+        fits=fits,
+        num_gpus=w.num_gpus,
+        context_tokens=w.seq_len,
+        batch_size=w.batch_size,
+        required_gb=entry.required_gb if fits else 0.0,
+        capacity_gb=entry.capacity_gb,
+        min_cards=None if fits else bld.min_cards(m, g, e),
+        model_offload=w.model_offload,
+        engine=q.engine,
+        kv_cache=getattr(q, "kv_cache", None),
+        repos=commands.repos_for(cat, m.id),
+    )
 
 
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
@@ -248,6 +349,9 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
             entry = replace(entry, measured_gb=published.measured_gb, measured_source=published.source)
+        cmd = _asked_command(cat, q, m, g, e, entry)
+        if cmd is not None:
+            entry = replace(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -264,6 +368,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 fixes=fixes,
                 full_finetune_gb=full_gb,
                 measured=published,
+                command=cmd,
             )
         )
         seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
