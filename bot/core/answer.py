@@ -124,6 +124,9 @@ def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
         rate_date=cny.date if cny is not None else None,
         budget_currency=budget.values.get("code") if budget is not None else None,
         budget_amount=budget.values.get("amount") if budget is not None else None,
+        budget_each=next(
+            (n.values.get("each_usd") for n in q.notes if n.code is NoteCode.BUDGET_PER_CARD), None
+        ),
     )
 
 

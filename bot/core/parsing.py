@@ -44,6 +44,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from bot.core import money_read
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
 from bot.core.types import (
@@ -382,6 +383,22 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+def _symbol_alternation(syms: Sequence[str], word_start: str) -> str:
+    """One regex alternation of currency symbols, grouped by first character (a flat alternation
+    of ~150 symbols costs ~150 tries per position); longest first within a group. A symbol that
+    starts with a letter or digit gets ``word_start`` before it, one that ends with one a ``\\b``
+    after it ("c$ 1500": none after "$")."""
+    groups: dict[str, list[str]] = {}
+    for x in sorted(syms, key=len, reverse=True):
+        groups.setdefault(x[0], []).append(x)
+    out = []
+    for first, members in groups.items():
+        before = word_start if first.isascii() and first.isalnum() else ""
+        alts = [re.escape(x[1:]) + (r"\b" if x[-1].isascii() and x[-1].isalnum() else "") for x in members]
+        out.append(before + re.escape(first) + "(?:" + "|".join(alts) + ")")
+    return "|".join(out)
+
+
 class _Currencies:
     """Symbol -> currency code, from the catalog's dated rate table plus USD words."""
 
@@ -396,19 +413,21 @@ class _Currencies:
                 if s and code not in self.by_symbol.setdefault(s, []):
                     self.by_symbol[s].append(code)
         syms = sorted(self.by_symbol, key=len, reverse=True)
-        parts = []
-        for s in syms:
-            e = re.escape(s)
-            parts.append(rf"\b{e}\b" if s[0].isascii() and s[0].isalnum() else e)
-        # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s
-        pre_parts = [p for s, p in zip(syms, parts, strict=True) if not _CJK_RE.search(s)]
-        self.pre = _rx("(?P<sym>" + "|".join(pre_parts) + r")\s*" + _NUM + _MULT_RE)
+        self.known = frozenset(self.by_symbol)
+        # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s;
+        # words that are English too ("try", "won", "kr") only follow it ("30000 try", not "try 2 cards")
+        pre_syms = [x for x in syms if not _CJK_RE.search(x) and x not in money_read.POST_ONLY_SYMBOLS]
+        self.pre = _rx("(?P<sym>" + _symbol_alternation(pre_syms, r"\b") + r")\s*" + _NUM + _MULT_RE)
         # after the amount a code may be glued to it: "1200usd", "2000rmb", "1500eur"
-        post_parts = [
-            rf"(?<![a-z]){re.escape(x)}\b" if x[0].isascii() and x[0].isalnum() else re.escape(x)
-            for x in syms
-        ]
-        self.post = _rx(r"(?<![a-z0-9.,])" + _NUM + _MULT_RE + r"\s*(?P<sym2>" + "|".join(post_parts) + ")")
+        self.post = _rx(
+            r"(?<![a-z0-9.,])(?>"
+            + _NUM
+            + ")"
+            + _MULT_RE
+            + r"\s*(?P<sym2>"
+            + _symbol_alternation(syms, "(?<![a-z])")
+            + ")"
+        )
 
     def code(self, symbol: str, cjk: bool) -> str:
         codes = self.by_symbol.get(symbol.strip(), ["USD"])
@@ -562,12 +581,28 @@ class _Budget:
         )
 
 
-def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
+def _budgets(
+    masked: str,
+    cur: _Currencies,
+    cjk: bool,
+    unknown: list[tuple[str, str]] | None = None,
+    raw: str | None = None,
+) -> list[_Budget]:
     out: list[_Budget] = []
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
 
     def mult(g: str | None) -> float:
         return _MULT.get((g or "").strip(), 1.0)
+
+    # an amount in a currency the rate table lacks is said (``unknown``), never read as dollars
+    for code, s, e in money_read.unknown_currencies(text, raw, cur.known):
+        if unknown is not None:
+            unknown.append((code, text[s:e].strip()))
+        text = _blank(text, s, e)
+    # "½k" (NFKC "1⁄2k") and "1/2k" are $500, not $2,000
+    for frac, s, e in money_read.fractions(text):
+        out.append(_Budget(frac, "USD", text[s:e].strip(), s, e, True))
+        text = _blank(text, s, e)
 
     for m in cur.pre.finditer(text):
         amount = _num(m.group(2)) * mult(m.group(3))
@@ -603,6 +638,10 @@ def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
             _Budget(_num(m.group(1)) * mult(m.group(2)), code, m.group().strip(), m.start(), m.end(), True)
         )
         text = _blank(text, m.start(), m.end())
+    for v, s, e, _cn in money_read.per_card_amounts(text):  # "800 each", "每张800": a budget per card
+        code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
+        out.append(_Budget(v, code, text[s:e].strip(), s, e, True))
+        text = _blank(text, s, e)
     for m in _CUE_NUM_RE.finditer(text):
         if _UNIT_AFTER_RE.match(text[m.end() :]):
             continue
@@ -855,7 +894,10 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     pure_16bit: bool | None = True if _PURE_RE.search(masked) else None
     lora_targets: str | None = _first(_LORA_TARGET_RES, masked)
 
-    budgets = _budgets(masked, cur, cjk)
+    unknown_money: list[tuple[str, str]] = []
+    budgets = _budgets(masked, cur, cjk, unknown_money, raw if same_len else None)
+    for code, written in unknown_money[:2]:
+        notes.append(note(NoteCode.BUDGET_UNKNOWN_CURRENCY, currency=code, text=written))
 
     # ---- intent
     has_rec = bool(_RECOMMEND_RE.search(masked))
@@ -923,6 +965,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                         usd=budget_usd,
                         date=rate.date,
                         rate=float(rate.usd_per_unit),
+                        estimated=bool(getattr(rate, "estimated", False)),
                     )
                 )
         if budget_usd is not None:
@@ -931,8 +974,19 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                 out_of_range.append(bad)
                 budget_usd = None
                 notes[:] = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
+        if budget_usd is not None and money_read.is_per_card(masked, budget_obj.start, budget_obj.end):
+            # "800 each", "two cards at most $700 each", "每张800": the budget is per card
+            budget_usd, per_note = money_read.per_card_total(budget_usd, num_gpus, budget_obj.text)
+            bad = _out_of_range("budget_usd", budget_usd, budget_obj.text)
+            if bad is not None:
+                out_of_range.append(bad)
+                budget_usd = None
+            else:
+                notes.append(note(NoteCode.BUDGET_PER_CARD, **per_note))
         if budget_usd is not None and intent is Intent.UNKNOWN:
             intent = Intent.RECOMMEND
+    if unknown_money and intent is Intent.UNKNOWN:
+        intent = Intent.RECOMMEND  # "a gpu under 3000 AED": a buying question, its budget said as unread
 
     # ---- resolve mentions (families, typos)
     base_text = raw if same_len else norm

@@ -81,6 +81,11 @@ class NoteCode(StrEnum):
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
+    # issue 10 (money as people write it) and issue 14 (no cloud)
+    BUDGET_UNKNOWN_CURRENCY = "budget_unknown_currency"  # currency, text: not read as dollars
+    BUDGET_PER_CARD = "budget_per_card"  # text, each_usd, count, total_usd, count_said (bool)
+    NO_CLOUD = "no_cloud"  # cloud / rental options left out as asked
+    QUOTED_PRICES_USED = "quoted_prices_used"  # gpus: cards priced at the user's quote
 
 
 @dataclass(frozen=True)
