@@ -838,6 +838,8 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     if q.budget_usd is not None and round(q.budget_usd, 2) in quoted_usd:
         # "I can get a 3090 for $450, ... under $600": the quote is a card's price, the limit the budget
         q = replace(q, budget_usd=pq.filters.max_usd)
+    if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
+        q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd

@@ -434,6 +434,7 @@ class RentBuyResult:
 
     rob: Any  # costs.RentOrBuy
     cards: dict[str, GPU]  # every card id the result mentions -> the card
+    no_cloud: bool = False  # the user said "no cloud": rent options left out, owning costed alone
 
 
 @dataclass(frozen=True)

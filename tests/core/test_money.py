@@ -186,3 +186,54 @@ def test_budget_is_said_back_in_the_users_currency() -> None:
     assert "The CHF rate is an estimate" in c.text
     z = answer("预算8万卢布，跑BERT推荐什么显卡", lang=Lang.ZH_HANS)
     assert "RUB" in z.text and "汇率是估计值" in z.text
+
+
+# ----------------------------------------------------------------- issue 14: "no cloud" is applied
+
+
+def test_no_cloud_rent_or_buy_costs_owning_alone() -> None:
+    a = answer("rent or buy a 4090 for llama 3 8b, 4 hours a day, no cloud")
+    assert a.intent.value == "rent_or_buy"
+    data = a.to_json() if hasattr(a, "to_json") else None
+    assert data is None or data["costs"]["rent"] == []
+    assert "No cloud, as you asked: rental options are left out" in a.text
+    assert "Owning the RTX 4090 24 GB" in a.text
+    assert "Rent:" not in a.text and "/h " not in a.text
+    # the same question with cloud allowed does list rent options
+    b = answer("rent or buy a 4090 for llama 3 8b, 4 hours a day")
+    assert "Rent:" in b.text and "/h " in b.text
+
+
+def test_no_cloud_in_chinese() -> None:
+    a = answer("4090租还是买，不租云，每天用6小时")
+    assert a.intent.value == "rent_or_buy"
+    assert "不考虑租云" in a.text and "每小时" not in a.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "best gpu for llama 3 8b under $1500, no cloud",
+        "best gpu for llama 3 8b under $1500, I don't want to rent",
+        "推荐跑llama 3 8b的显卡，预算一万，不租云",
+    ],
+)
+def test_no_cloud_recommendation_says_so_and_is_not_a_rent_question(text) -> None:
+    q = parse(text)
+    assert q.intent.value == "recommend"
+    assert q.price_question is not None and q.price_question.filters.no_cloud
+    assert _note(q, NoteCode.NO_CLOUD) is not None
+    a = answer(text)
+    assert "No cloud, as you asked" in a.text or "不考虑租云" in a.text
+
+
+def test_no_cloud_time_answer_has_no_rent_line() -> None:
+    with_cloud = answer("how long to fine-tune llama 3 8b on 1B tokens on a 4090")
+    without = answer("how long to fine-tune llama 3 8b on 1B tokens on a 4090, no cloud")
+    assert "Renting instead" in with_cloud.text
+    assert "Renting instead" not in without.text and "No cloud, as you asked" in without.text
+
+
+def test_no_cloud_info_does_not_lead_with_hourly_prices() -> None:
+    a = answer("should I buy a 4090? I don't want to rent")
+    assert "/hour" not in a.text
