@@ -193,6 +193,8 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+        if result.decision is not None:  # issue 10: the better buy for the workload, as data
+            extra["compare_verdict"] = result.decision.to_json()
     unknown = _unrecognized(q, result)
     for word in unknown:
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):

@@ -829,7 +829,12 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and q.intent is not Intent.COMPARE:
         intent = Intent.RENT_OR_BUY
-    elif PriceQuestionKind.DEAL in pq.kinds and one_card and any(x.usd for x in pq.quotes):
+    elif (
+        PriceQuestionKind.DEAL in pq.kinds
+        and one_card
+        and any(x.usd for x in pq.quotes)
+        and not (q.intent is Intent.COMPARE and len(q.gpus) >= 2)  # "X at $750 vs Y at $650": a comparison
+    ):
         intent = Intent.DEAL
     gpus = q.gpus
     if not gpus:
@@ -837,6 +842,13 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     quoted_usd = {round(x.usd, 2) for x in pq.quotes if x.usd}
     if q.budget_usd is not None and round(q.budget_usd, 2) in quoted_usd:
         # "I can get a 3090 for $450, ... under $600": the quote is a card's price, the limit the budget
+        said_as_budget = [
+            n
+            for n in q.notes
+            if n.code is NoteCode.BUDGET_CONVERTED and round(float(n.values.get("usd") or 0), 2) in quoted_usd
+        ]
+        if said_as_budget and pq.filters.max_usd is None:  # the quote's conversion is not a budget's
+            q = replace(q, notes=tuple(n for n in q.notes if n not in said_as_budget))
         q = replace(q, budget_usd=pq.filters.max_usd)
     if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
         q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
@@ -1172,6 +1184,8 @@ _MONEY_BEFORE_RE = _rx(
 _SIZE_MODEL_RE = _rx(
     r"\b(\d{1,3}(?:\.\d)?)\s?b(?:illion)?(?:[\s-]+(?:param(?:eter)?s?|dense))?[\s-]+(?:model|llm|language model|transformer)s?\b"
     r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
+    # "13B QLoRA", "7b lora", "70b inference" (issue 10: compare verdicts for the workload asked)
+    r"|\b(\d{1,3}(?:\.\d)?)\s?b[\s-]+(?:q?lora|fine[\s-]?tun\w*|inference)\b"
 )
 
 
@@ -1180,7 +1194,7 @@ def _model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
-    size = float(m.group(1) or m.group(2))
+    size = float(m.group(1) or m.group(2) or m.group(3))
     if not 0.1 <= size <= 1000:
         return None
     best: tuple[float, str, str] | None = None

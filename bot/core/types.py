@@ -382,9 +382,11 @@ class ComparisonRow:
     throughput_unit: str | None = None
     price_label: str = ""
     count: int = 1  # how many of this card the row is for ("2x RTX 3090")
+    price_quoted: bool = False  # issue 10: priced at what the user quoted, not the catalog
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "price_quoted": self.price_quoted,
             "gpu": self.gpu,
             "name": self.name,
             "vram_gb": self.vram_gb,
