@@ -239,3 +239,46 @@ def per_card_total(each_usd: float, count: int | None, text: str) -> tuple[float
         "total_usd": total,
         "count_said": bool(count),
     }
+
+
+# "₹1,00,000", "Rs 1,50,000": Indian digit grouping (lakh), read before the usual grouping would stop
+# at "1,00"
+_LAKH_RE = re.compile(
+    r"(?:(?P<sym>₹|\brs\.?|\binr)\s*(?P<a>\d{1,2}(?:,\d{2})+,\d{3})(?![\d,])"
+    r"|(?<![\d,])(?P<b>\d{1,2}(?:,\d{2})+,\d{3})(?![\d,])\s*(?P<sym2>₹|inr\b|rupees?\b|rs\b))",
+    re.IGNORECASE,
+)
+
+
+def lakh_amounts(text: str) -> list[tuple[float, int, int]]:
+    """(rupees, start, end) for amounts in Indian grouping: "₹1,00,000" is 100,000."""
+    out = []
+    for m in _LAKH_RE.finditer(text):
+        digits = m.group("a") or m.group("b")
+        out.append((float(digits.replace(",", "")), m.start(), m.end()))
+    return out
+
+
+_YEN_HINT_RE = re.compile(r"^\s*\(?\s*(?:yen|jpy|日元|日币|円)\b", re.IGNORECASE)
+
+
+def yen_hint(text: str, end: int) -> bool:
+    """ "¥200000 (yen)": the user says the ¥ is yen."""
+    return bool(_YEN_HINT_RE.match(text[end : end + 16]))
+
+
+def cjk_currency_near(text: str, start: int, end: int, symbols: dict[str, list[str]]) -> str | None:
+    """The currency written right after a Chinese amount ("一千英镑", "三万台币") or right before it
+    ("新台币三万", "港币八千"): the first code of the longest symbol found; None when none is."""
+    after = text[end : end + 8].lstrip()
+    before = text[max(0, start - 8) : start].rstrip()
+    best: tuple[int, str] | None = None
+    for sym, codes in symbols.items():
+        if not sym or not codes:
+            continue
+        if (
+            after.startswith(sym) and (not sym[-1].isascii() or not after[len(sym) : len(sym) + 1].isalpha())
+        ) or (before.endswith(sym) and not sym[0].isascii()):
+            if best is None or len(sym) > best[0]:
+                best = (len(sym), codes[0])
+    return best[1] if best else None

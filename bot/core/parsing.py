@@ -604,11 +604,16 @@ def _budgets(
         out.append(_Budget(frac, "USD", text[s:e].strip(), s, e, True))
         text = _blank(text, s, e)
 
+    if "INR" in cur.table:  # "₹1,00,000": Indian grouping
+        for rupees, s, e in money_read.lakh_amounts(text):
+            out.append(_Budget(rupees, "INR", text[s:e].strip(), s, e, True))
+            text = _blank(text, s, e)
     for m in cur.pre.finditer(text):
         amount = _num(m.group(2)) * mult(m.group(3))
-        out.append(
-            _Budget(amount, cur.code(m.group("sym"), cjk), m.group().strip(), m.start(), m.end(), True)
-        )
+        code = cur.code(m.group("sym"), cjk)
+        if code == "CNY" and "JPY" in cur.table and money_read.yen_hint(text, m.end()):
+            code = "JPY"  # "¥200000 (yen)"
+        out.append(_Budget(amount, code, m.group().strip(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
     for m in cur.post.finditer(text):
         amount = _num(m.group(1)) * mult(m.group(2))
@@ -628,6 +633,9 @@ def _budgets(
             after = text[m.end() : m.end() + 6]
             usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
             code = "USD" if usd or "CNY" not in cur.table else "CNY"
+            near = money_read.cjk_currency_near(text, m.start(), m.end(), cur.by_symbol)
+            if near is not None and not usd:  # "一千英镑", "新台币三万", "五万台币"
+                code = near
             out.append(_Budget(value, code, m.group().strip(), m.start(), m.end(), True))
             text = _blank(text, m.start(), m.end())
     for m in re.finditer(
