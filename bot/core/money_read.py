@@ -259,7 +259,7 @@ def lakh_amounts(text: str) -> list[tuple[float, int, int]]:
     return out
 
 
-_YEN_HINT_RE = re.compile(r"^\s*\(?\s*(?:yen|jpy|日元|日币|円)\b", re.IGNORECASE)
+_YEN_HINT_RE = re.compile(r"^\s*(?:\(\s*)?(?:yen|jpy|日元|日币|円)\b", re.IGNORECASE)
 
 
 def yen_hint(text: str, end: int) -> bool:
@@ -282,3 +282,41 @@ def cjk_currency_near(text: str, start: int, end: int, symbols: dict[str, list[s
             if best is None or len(sym) > best[0]:
                 best = (len(sym), codes[0])
     return best[1] if best else None
+
+
+_CJK_SYMBOL_AMOUNT_RE = re.compile(
+    r"([\u4e00-\u9fff]{1,4})\s*(?>" + NUM + r")(?:\s*(万|千|k\b))?(?![\d.a-z]|,\d)", re.IGNORECASE
+)
+
+
+def cjk_prefixed_amounts(text: str, symbols: dict[str, list[str]]) -> list[tuple[float, str, int, int]]:
+    """(amount, code, start, end) for a digit amount right after a Chinese currency word:
+    "港币8000", "預算台幣 2 万" (the word may end a longer run: "预算港币8000")."""
+    out: list[tuple[float, str, int, int]] = []
+    # words, not unit characters: "4块4090" is four 4090s, "块" only follows an amount
+    symbols = {s: c for s, c in symbols.items() if len(s) >= 2 and not s.isascii() and s != "块钱"}
+    for m in _CJK_SYMBOL_AMOUNT_RE.finditer(text):
+        run = m.group(1)
+        code = next(
+            (
+                symbols[s][0]
+                for s in sorted(symbols, key=len, reverse=True)
+                if run.endswith(s) and not s.isascii()
+            ),
+            None,
+        )
+        if code is None:
+            continue
+        try:
+            v = float(m.group(2).replace(",", "")) * _MULT.get((m.group(3) or "").lower(), 1.0)
+        except ValueError:
+            continue
+        sym_start = (
+            m.start(1)
+            + len(run)
+            - next(
+                len(s) for s in sorted(symbols, key=len, reverse=True) if run.endswith(s) and not s.isascii()
+            )
+        )
+        out.append((v, code, sym_start, m.end()))
+    return out

@@ -291,7 +291,7 @@ _COUNT_AFTER_RE = _rx(
 )
 _COUNT_GPUS_RE = _rx(
     rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
-    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
+    r"(?<![\d.,])(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
 )
 _SIZE_MASK_RE = _rx(
     r"\b\d+(?:\.\d+)?\s*(?:x\s*\d+(?:\.\d+)?\s*)?(?:b|bn|billion|m|million|t|trillion)\b(?:\s*param\w*)?|"
@@ -396,7 +396,9 @@ def _symbol_alternation(syms: Sequence[str], word_start: str) -> str:
         before = word_start if first.isascii() and first.isalnum() else ""
         alts = [re.escape(x[1:]) + (r"\b" if x[-1].isascii() and x[-1].isalnum() else "") for x in members]
         out.append(before + re.escape(first) + "(?:" + "|".join(alts) + ")")
-    return "|".join(out)
+    # one character-class test first: most positions start no symbol at all
+    firsts = "".join(sorted({re.escape(x[0]) for x in syms}))
+    return f"(?=[{firsts}])(?:" + "|".join(out) + ")"
 
 
 class _Currencies:
@@ -625,7 +627,10 @@ def _budgets(
         n = {"a": 1, "one": 1}.get(m.group(1)) or _WORD_NUM.get(m.group(1), 1)
         out.append(_Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
-    if cjk:
+    if cjk:  # "港币8000", "预算台币25000": a Chinese currency word before digits
+        for amount, code, s, e in money_read.cjk_prefixed_amounts(text, cur.by_symbol):
+            out.append(_Budget(amount, code, text[s:e].strip(), s, e, True))
+            text = _blank(text, s, e)
         for m in _CN_AMOUNT_RE.finditer(text):
             value = _cn_amount(m)
             if value is None:
@@ -1224,7 +1229,10 @@ def _is_money(mn: Mention, norm: str, cur: _Currencies) -> bool:
         for m in rx.finditer(norm, max(0, mn.start - 6), min(len(norm), mn.end + 16)):
             if m.start() <= mn.start and m.end() >= mn.end:
                 return True
-    return bool(_MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]))
+    if _MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]):
+        return True
+    # "港币8000": right after a Chinese currency word
+    return bool(money_read.cjk_prefixed_amounts(norm[max(0, mn.start - 6) : mn.end + 2], cur.by_symbol))
 
 
 def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
