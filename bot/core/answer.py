@@ -130,6 +130,9 @@ def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
         rate_date=cny.date if cny is not None else None,
         budget_currency=budget.values.get("code") if budget is not None else None,
         budget_amount=budget.values.get("amount") if budget is not None else None,
+        budget_each=next(
+            (n.values.get("each_usd") for n in q.notes if n.code is NoteCode.BUDGET_PER_CARD), None
+        ),
     )
 
 
@@ -196,6 +199,8 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+        if result.decision is not None:  # issue 10: the better buy for the workload, as data
+            extra["compare_verdict"] = result.decision.to_json()
     unknown = _unrecognized(q, result)
     for word in unknown:
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):

@@ -44,6 +44,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from bot.core import money_read
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
 from bot.core.types import (
@@ -290,7 +291,7 @@ _COUNT_AFTER_RE = _rx(
 )
 _COUNT_GPUS_RE = _rx(
     rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
-    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
+    r"(?<![\d.,])(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
 )
 _SIZE_MASK_RE = _rx(
     r"\b\d+(?:\.\d+)?\s*(?:x\s*\d+(?:\.\d+)?\s*)?(?:b|bn|billion|m|million|t|trillion)\b(?:\s*param\w*)?|"
@@ -382,6 +383,24 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+def _symbol_alternation(syms: Sequence[str], word_start: str) -> str:
+    """One regex alternation of currency symbols, grouped by first character (a flat alternation
+    of ~150 symbols costs ~150 tries per position); longest first within a group. A symbol that
+    starts with a letter or digit gets ``word_start`` before it, one that ends with one a ``\\b``
+    after it ("c$ 1500": none after "$")."""
+    groups: dict[str, list[str]] = {}
+    for x in sorted(syms, key=len, reverse=True):
+        groups.setdefault(x[0], []).append(x)
+    out = []
+    for first, members in groups.items():
+        before = word_start if first.isascii() and first.isalnum() else ""
+        alts = [re.escape(x[1:]) + (r"\b" if x[-1].isascii() and x[-1].isalnum() else "") for x in members]
+        out.append(before + re.escape(first) + "(?:" + "|".join(alts) + ")")
+    # one character-class test first: most positions start no symbol at all
+    firsts = "".join(sorted({re.escape(x[0]) for x in syms}))
+    return f"(?=[{firsts}])(?:" + "|".join(out) + ")"
+
+
 class _Currencies:
     """Symbol -> currency code, from the catalog's dated rate table plus USD words."""
 
@@ -396,19 +415,21 @@ class _Currencies:
                 if s and code not in self.by_symbol.setdefault(s, []):
                     self.by_symbol[s].append(code)
         syms = sorted(self.by_symbol, key=len, reverse=True)
-        parts = []
-        for s in syms:
-            e = re.escape(s)
-            parts.append(rf"\b{e}\b" if s[0].isascii() and s[0].isalnum() else e)
-        # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s
-        pre_parts = [p for s, p in zip(syms, parts, strict=True) if not _CJK_RE.search(s)]
-        self.pre = _rx("(?P<sym>" + "|".join(pre_parts) + r")\s*" + _NUM + _MULT_RE)
+        self.known = frozenset(self.by_symbol)
+        # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s;
+        # words that are English too ("try", "won", "kr") only follow it ("30000 try", not "try 2 cards")
+        pre_syms = [x for x in syms if not _CJK_RE.search(x) and x not in money_read.POST_ONLY_SYMBOLS]
+        self.pre = _rx("(?P<sym>" + _symbol_alternation(pre_syms, r"\b") + r")\s*" + _NUM + _MULT_RE)
         # after the amount a code may be glued to it: "1200usd", "2000rmb", "1500eur"
-        post_parts = [
-            rf"(?<![a-z]){re.escape(x)}\b" if x[0].isascii() and x[0].isalnum() else re.escape(x)
-            for x in syms
-        ]
-        self.post = _rx(r"(?<![a-z0-9.,])" + _NUM + _MULT_RE + r"\s*(?P<sym2>" + "|".join(post_parts) + ")")
+        self.post = _rx(
+            r"(?<![a-z0-9.,])(?>"
+            + _NUM
+            + ")"
+            + _MULT_RE
+            + r"\s*(?P<sym2>"
+            + _symbol_alternation(syms, "(?<![a-z])")
+            + ")"
+        )
 
     def code(self, symbol: str, cjk: bool) -> str:
         codes = self.by_symbol.get(symbol.strip(), ["USD"])
@@ -562,18 +583,39 @@ class _Budget:
         )
 
 
-def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
+def _budgets(
+    masked: str,
+    cur: _Currencies,
+    cjk: bool,
+    unknown: list[tuple[str, str]] | None = None,
+    raw: str | None = None,
+) -> list[_Budget]:
     out: list[_Budget] = []
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
 
     def mult(g: str | None) -> float:
         return _MULT.get((g or "").strip(), 1.0)
 
+    # an amount in a currency the rate table lacks is said (``unknown``), never read as dollars
+    for code, s, e in money_read.unknown_currencies(text, raw, cur.known):
+        if unknown is not None:
+            unknown.append((code, text[s:e].strip()))
+        text = _blank(text, s, e)
+    # "½k" (NFKC "1⁄2k") and "1/2k" are $500, not $2,000
+    for frac, s, e in money_read.fractions(text):
+        out.append(_Budget(frac, "USD", text[s:e].strip(), s, e, True))
+        text = _blank(text, s, e)
+
+    if "INR" in cur.table:  # "₹1,00,000": Indian grouping
+        for rupees, s, e in money_read.lakh_amounts(text):
+            out.append(_Budget(rupees, "INR", text[s:e].strip(), s, e, True))
+            text = _blank(text, s, e)
     for m in cur.pre.finditer(text):
         amount = _num(m.group(2)) * mult(m.group(3))
-        out.append(
-            _Budget(amount, cur.code(m.group("sym"), cjk), m.group().strip(), m.start(), m.end(), True)
-        )
+        code = cur.code(m.group("sym"), cjk)
+        if code == "CNY" and "JPY" in cur.table and money_read.yen_hint(text, m.end()):
+            code = "JPY"  # "¥200000 (yen)"
+        out.append(_Budget(amount, code, m.group().strip(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
     for m in cur.post.finditer(text):
         amount = _num(m.group(1)) * mult(m.group(2))
@@ -585,7 +627,10 @@ def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
         n = {"a": 1, "one": 1}.get(m.group(1)) or _WORD_NUM.get(m.group(1), 1)
         out.append(_Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
-    if cjk:
+    if cjk:  # "港币8000", "预算台币25000": a Chinese currency word before digits
+        for amount, code, s, e in money_read.cjk_prefixed_amounts(text, cur.by_symbol):
+            out.append(_Budget(amount, code, text[s:e].strip(), s, e, True))
+            text = _blank(text, s, e)
         for m in _CN_AMOUNT_RE.finditer(text):
             value = _cn_amount(m)
             if value is None:
@@ -593,6 +638,9 @@ def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
             after = text[m.end() : m.end() + 6]
             usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
             code = "USD" if usd or "CNY" not in cur.table else "CNY"
+            near = money_read.cjk_currency_near(text, m.start(), m.end(), cur.by_symbol)
+            if near is not None and not usd:  # "一千英镑", "新台币三万", "五万台币"
+                code = near
             out.append(_Budget(value, code, m.group().strip(), m.start(), m.end(), True))
             text = _blank(text, m.start(), m.end())
     for m in re.finditer(
@@ -603,6 +651,10 @@ def _budgets(masked: str, cur: _Currencies, cjk: bool) -> list[_Budget]:
             _Budget(_num(m.group(1)) * mult(m.group(2)), code, m.group().strip(), m.start(), m.end(), True)
         )
         text = _blank(text, m.start(), m.end())
+    for v, s, e, _cn in money_read.per_card_amounts(text):  # "800 each", "每张800": a budget per card
+        code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
+        out.append(_Budget(v, code, text[s:e].strip(), s, e, True))
+        text = _blank(text, s, e)
     for m in _CUE_NUM_RE.finditer(text):
         if _UNIT_AFTER_RE.match(text[m.end() :]):
             continue
@@ -829,7 +881,12 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and q.intent is not Intent.COMPARE:
         intent = Intent.RENT_OR_BUY
-    elif PriceQuestionKind.DEAL in pq.kinds and one_card and any(x.usd for x in pq.quotes):
+    elif (
+        PriceQuestionKind.DEAL in pq.kinds
+        and one_card
+        and any(x.usd for x in pq.quotes)
+        and not (q.intent is Intent.COMPARE and len(q.gpus) >= 2)  # "X at $750 vs Y at $650": a comparison
+    ):
         intent = Intent.DEAL
     gpus = q.gpus
     if not gpus:
@@ -837,7 +894,16 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     quoted_usd = {round(x.usd, 2) for x in pq.quotes if x.usd}
     if q.budget_usd is not None and round(q.budget_usd, 2) in quoted_usd:
         # "I can get a 3090 for $450, ... under $600": the quote is a card's price, the limit the budget
+        said_as_budget = [
+            n
+            for n in q.notes
+            if n.code is NoteCode.BUDGET_CONVERTED and round(float(n.values.get("usd") or 0), 2) in quoted_usd
+        ]
+        if said_as_budget and pq.filters.max_usd is None:  # the quote's conversion is not a budget's
+            q = replace(q, notes=tuple(n for n in q.notes if n not in said_as_budget))
         q = replace(q, budget_usd=pq.filters.max_usd)
+    if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
+        q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
@@ -908,7 +974,10 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     pure_16bit: bool | None = True if _PURE_RE.search(masked) else None
     lora_targets: str | None = _first(_LORA_TARGET_RES, masked)
 
-    budgets = _budgets(masked, cur, cjk)
+    unknown_money: list[tuple[str, str]] = []
+    budgets = _budgets(masked, cur, cjk, unknown_money, raw if same_len else None)
+    for code, written in unknown_money[:2]:
+        notes.append(note(NoteCode.BUDGET_UNKNOWN_CURRENCY, currency=code, text=written))
 
     # ---- intent
     has_rec = bool(_RECOMMEND_RE.search(masked))
@@ -976,6 +1045,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                         usd=budget_usd,
                         date=rate.date,
                         rate=float(rate.usd_per_unit),
+                        estimated=bool(getattr(rate, "estimated", False)),
                     )
                 )
         if budget_usd is not None:
@@ -984,8 +1054,19 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                 out_of_range.append(bad)
                 budget_usd = None
                 notes[:] = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
+        if budget_usd is not None and money_read.is_per_card(masked, budget_obj.start, budget_obj.end):
+            # "800 each", "two cards at most $700 each", "每张800": the budget is per card
+            budget_usd, per_note = money_read.per_card_total(budget_usd, num_gpus, budget_obj.text)
+            bad = _out_of_range("budget_usd", budget_usd, budget_obj.text)
+            if bad is not None:
+                out_of_range.append(bad)
+                budget_usd = None
+            else:
+                notes.append(note(NoteCode.BUDGET_PER_CARD, **per_note))
         if budget_usd is not None and intent is Intent.UNKNOWN:
             intent = Intent.RECOMMEND
+    if unknown_money and intent is Intent.UNKNOWN:
+        intent = Intent.RECOMMEND  # "a gpu under 3000 AED": a buying question, its budget said as unread
 
     # ---- resolve mentions (families, typos)
     base_text = raw if same_len else norm
@@ -1172,6 +1253,8 @@ _MONEY_BEFORE_RE = _rx(
 _SIZE_MODEL_RE = _rx(
     r"\b(\d{1,3}(?:\.\d)?)\s?b(?:illion)?(?:[\s-]+(?:param(?:eter)?s?|dense))?[\s-]+(?:model|llm|language model|transformer)s?\b"
     r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
+    # "13B QLoRA", "7b lora", "70b inference" (issue 10: compare verdicts for the workload asked)
+    r"|\b(\d{1,3}(?:\.\d)?)\s?b[\s-]+(?:q?lora|fine[\s-]?tun\w*|inference)\b"
 )
 
 
@@ -1180,7 +1263,7 @@ def _model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
-    size = float(m.group(1) or m.group(2))
+    size = float(m.group(1) or m.group(2) or m.group(3))
     if not 0.1 <= size <= 1000:
         return None
     best: tuple[float, str, str] | None = None
@@ -1202,7 +1285,10 @@ def _is_money(mn: Mention, norm: str, cur: _Currencies) -> bool:
         for m in rx.finditer(norm, max(0, mn.start - 6), min(len(norm), mn.end + 16)):
             if m.start() <= mn.start and m.end() >= mn.end:
                 return True
-    return bool(_MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]))
+    if _MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]):
+        return True
+    # "港币8000": right after a Chinese currency word
+    return bool(money_read.cjk_prefixed_amounts(norm[max(0, mn.start - 6) : mn.end + 2], cur.by_symbol))
 
 
 def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:

@@ -479,7 +479,10 @@ def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
 
 
 def is_rent_or_buy(text: str) -> bool:
-    return bool(_RENT_BUY_RE.search(normalize(text)))
+    norm = normalize(text)
+    # "不租云", "I don't want to rent" say no to renting; they do not ask rent or buy
+    norm = _NO_CLOUD_RE.sub(lambda m: " " * len(m.group()), norm)
+    return bool(_RENT_BUY_RE.search(norm))
 
 
 def is_job_cost(text: str) -> bool:

@@ -354,6 +354,40 @@ class CompareRowData:
     throughput: float | None = None
     throughput_unit: str | None = None
     per_model: tuple[tuple[str, str, bool], ...] = ()  # (model id, model name, fits)
+    quoted: Any = None  # price_parse.QuotedPrice when the user quoted this card's price (issue 10)
+
+
+class CompareVerdictCode(StrEnum):
+    """Why one card of a comparison is the better buy for the question's workload (issue 10)."""
+
+    VALUE = "value"  # more speed per dollar
+    FASTER = "faster"  # about the same speed per dollar: the faster one
+    ONLY_FITS = "only_fits"  # the other does not fit the workload as asked
+    NO_PRICE = "no_price"  # a price is missing: the faster one, value not weighed
+
+
+@dataclass(frozen=True)
+class CompareVerdict:
+    best: int  # row index of the better buy
+    other: int
+    code: CompareVerdictCode
+    speed_ratio: float  # best's speed / other's, for this work
+    price_ratio: float | None  # best's price / other's (None when a price is missing)
+    vram_best: float  # GB, per row (count x card)
+    vram_other: float
+    quoted: tuple[str, ...] = ()  # card ids priced at the user's quote
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "best": self.best,
+            "other": self.other,
+            "code": str(self.code),
+            "speed_ratio": round(self.speed_ratio, 3),
+            "price_ratio": round(self.price_ratio, 3) if self.price_ratio is not None else None,
+            "vram_gb_best": self.vram_best,
+            "vram_gb_other": self.vram_other,
+            "quoted_prices_for": list(self.quoted),
+        }
 
 
 @dataclass(frozen=True)
@@ -370,6 +404,7 @@ class CompareResult:
     basis: tuple[BasisCode, ...] = ()
     json_rows: tuple[Any, ...] = ()  # types.ComparisonRow, price labels filled by phrasing
     fit_entries: tuple[FitEntry, ...] = ()
+    decision: CompareVerdict | None = None  # issue 10: the better buy for the workload
 
 
 # --------------------------------------------------------------------------- info, list, help
@@ -445,6 +480,7 @@ class RentBuyResult:
 
     rob: Any  # costs.RentOrBuy
     cards: dict[str, GPU]  # every card id the result mentions -> the card
+    no_cloud: bool = False  # the user said "no cloud": rent options left out, owning costed alone
 
 
 @dataclass(frozen=True)

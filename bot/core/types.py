@@ -91,6 +91,11 @@ class NoteCode(StrEnum):
     SEQUENTIAL_OFFLOAD = "sequential_offload"
     MOE_OFFLOAD_SPEED = "moe_offload_speed"  # tps, ram_gbs, server_tps, server_ram_gbs (modelled)
     UNIFIED_BOX = "unified_box"  # card, name, fmt, gb, tps, raised: one unified-memory machine holds it
+    # issue 10 (money as people write it) and issue 14 (no cloud)
+    BUDGET_UNKNOWN_CURRENCY = "budget_unknown_currency"  # currency, text: not read as dollars
+    BUDGET_PER_CARD = "budget_per_card"  # text, each_usd, count, total_usd, count_said (bool)
+    NO_CLOUD = "no_cloud"  # cloud / rental options left out as asked
+    QUOTED_PRICES_USED = "quoted_prices_used"  # gpus: cards priced at the user's quote
 
 
 @dataclass(frozen=True)
@@ -406,9 +411,11 @@ class ComparisonRow:
     throughput_unit: str | None = None
     price_label: str = ""
     count: int = 1  # how many of this card the row is for ("2x RTX 3090")
+    price_quoted: bool = False  # issue 10: priced at what the user quoted, not the catalog
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "price_quoted": self.price_quoted,
             "gpu": self.gpu,
             "name": self.name,
             "vram_gb": self.vram_gb,

@@ -57,7 +57,8 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
     if gpus and not models and builds.asks_what_runs(q.text):
         runs = tuple((g, builds.what_runs(cat, g, q)) for g in gpus[:2])
     cloud: tuple[tuple[GPU, tuple[Any, ...]], ...] = ()
-    if gpus and RENT_QUESTION.search(q.text):
+    no_cloud = q.price_question is not None and q.price_question.filters.no_cloud  # issue 14
+    if gpus and RENT_QUESTION.search(q.text) and not no_cloud:
         from bot.core import prices
 
         cloud = tuple((g, prices.cloud_prices(cat, g.id)) for g in gpus[:2])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.core import costs
 from bot.core.knowledge import Catalog
 from bot.core.results import DealResult, RentBuyResult, WhichCardResult
@@ -37,6 +39,10 @@ def rent_buy_result(cat: Catalog, q: Query) -> RentBuyResult | WhichCardResult:
         task=q.task,
         precision=q.precision,
     )
+    if pq is not None and pq.filters.no_cloud:
+        # "no cloud" / "I don't want to rent" / "不租云": owning alone, rent options left out (issue 14)
+        rob = replace(rob, rent=(), break_even_hours=None, break_even_months=None)
+        return RentBuyResult(rob, _cards(cat, [gpu]), no_cloud=True)
     return RentBuyResult(rob, _cards(cat, [gpu, *(r.gpu for r in rob.rent)]))
 
 

@@ -380,7 +380,8 @@ def _time_row(
     h = throughput.Figure(hours, amount / rate.high / 3600.0, amount / rate.low / 3600.0, rate.basis, "hours")
     energy = gpu.tdp_w * AVG_POWER_SHARE * count * hours / 1000.0
     price, cur = kwh[0], kwh[1]
-    cloud = prices.cloud_price(cat, gpu.id) if costs else None
+    no_cloud = q.price_question is not None and q.price_question.filters.no_cloud  # issue 14: "no cloud"
+    cloud = prices.cloud_price(cat, gpu.id) if costs and not no_cloud else None
     return SpeedRow(
         gpu,
         count,

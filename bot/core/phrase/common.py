@@ -46,6 +46,7 @@ class Env:
     rate_date: str | None = None
     budget_currency: str | None = None  # the currency the user's budget was given in
     budget_amount: float | None = None
+    budget_each: float | None = None  # issue 10: a per-card budget ("800 each"), in USD
 
 
 def join(env: Env, items: list[str]) -> str:
@@ -141,11 +142,19 @@ def quote_label(env: Env, q: Any, count: int = 1) -> str:
 
 
 def budget_phrase(env: Env, budget_usd: float | None) -> str:
-    """' under $1,000' / '预算 ¥6,000 以内': in the currency the user gave it, when that is 元."""
+    """' under $1,000' / '预算 ¥6,000 以内': in the currency the user gave it, when that is 元;
+    ' under R$8,000 (about $1,600)' for another currency."""
     if budget_usd is None:
         return ""
     if env.lang.is_zh and env.budget_currency == "CNY" and env.budget_amount:
         return t(env.lang, "budget.under", amount=fmt.money(env.budget_amount, "CNY", env.lang))
+    if env.budget_currency not in (None, "USD", "CNY") and env.budget_amount and env.budget_each is None:
+        return t(
+            env.lang,
+            "money.budget_in",
+            amount=fmt.money(env.budget_amount, str(env.budget_currency), env.lang),
+            usd=fmt.usd(budget_usd, env.lang),
+        )
     amount = fmt.usd(budget_usd, env.lang)
     if env.lang.is_zh and env.cny_per_usd:
         amount += t(env.lang, "budget.approx", cny=fmt.money(budget_usd * env.cny_per_usd, "CNY", env.lang))
@@ -335,7 +344,7 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
     v = dict(n.values)
     c = n.code
     if c is NoteCode.BUDGET_CONVERTED:
-        return t(
+        line = t(
             L,
             "note.budget_converted",
             text=v["text"],
@@ -345,6 +354,12 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
             date=v["date"],
             rate=f"{v['rate']:g}",
         )
+        if v.get("estimated"):
+            line += (" " if not L.is_zh else "") + t(L, "money.rate_estimated", code=v["code"])
+        return line
+    money_line = _money_note(env, n)
+    if money_line is not None:
+        return money_line
     if c is NoteCode.TOOK_GPU:
         key = "note.took_gpu_same" if v.get("same_memory") else "note.took_gpu_common"
         return t(L, key, typed=v["typed"], chosen=v["chosen"], also=join(env, list(v.get("also") or [])))
@@ -537,4 +552,29 @@ def _issue11_note(env: Env, n: Note, cards: dict[str, GPU] | None) -> str | None
             extra_s=fmt.num(v["extra_s"], L),
             steps=v["steps"],
         )
+    return None
+
+
+def _money_note(env: Env, n: Note) -> str | None:
+    """Issue 10/14 notes: a currency not known, a per-card budget, cloud left out."""
+    L = env.lang
+    v = dict(n.values)
+    c = n.code
+    if c is NoteCode.BUDGET_UNKNOWN_CURRENCY:
+        return t(
+            L, "money.unknown_currency", currency=str(v.get("currency", "")), text=str(v.get("text", ""))
+        )
+    if c is NoteCode.BUDGET_PER_CARD:
+        each = fmt.usd(float(v.get("each_usd") or 0), L)
+        if not v.get("count_said"):
+            return t(L, "money.per_card_one", each=each)
+        return t(
+            L,
+            "money.per_card",
+            each=each,
+            count=int(v.get("count") or 1),
+            total=fmt.usd(float(v.get("total_usd") or 0), L),
+        )
+    if c is NoteCode.NO_CLOUD:
+        return t(L, "money.no_cloud")
     return None

@@ -52,7 +52,11 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
     yrs_s = fmt.num(float(years or 0), L, 0 if float(years or 0).is_integer() else 1)
     cheapest = min(rob.rent, key=lambda x: x.usd, default=None)
     details: list[str] = []
-    if rob.own is None or not rob.rent:
+    if r.no_cloud and rob.own is not None:
+        # "no cloud": what owning costs, rent options left out and said so (issue 14)
+        verdict = t(L, "money.own_only", card=card, own=fmt.usd(rob.own.usd, L), years=yrs_s, hpd=hpd_s)
+        details.append(t(L, "money.no_cloud_rob", card=card))
+    elif rob.own is None or not rob.rent:
         verdict = t(L, "rob.no_price", card=card)
     elif rob.verdict.value == "buy_cheaper" and rob.break_even_hours is not None:
         verdict = t(

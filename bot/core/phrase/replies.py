@@ -704,7 +704,11 @@ def compare(env: Env, r: CompareResult) -> Phrased:
         value = t(L, "cmp.value", v=fmt.num(round(x.value, 2), L, 2)) if x.value else t(L, "cmp.na")
         tp = throughput_phrase(env, x.throughput, x.throughput_unit)
         each = t(L, "cmp.each") if x.count > 1 else ""
-        pl = price_label(env, g, x.count)
+        pl = (
+            t(L, "price.quoted", price=fmt.usd(x.price_usd, L))
+            if x.quoted is not None and x.price_usd
+            else price_label(env, g, x.count)
+        )
         labels.append(pl)
         details.append(
             t(
@@ -721,6 +725,15 @@ def compare(env: Env, r: CompareResult) -> Phrased:
                 watts=g.tdp_w * x.count,
             )
         )
+    quoted = [x for x in rows if x.quoted is not None]
+    if quoted:  # "a 4070 Ti Super at $750 vs a used 3090 at $650": the user's prices, said (issue 10)
+        items = [
+            t(L, "compare.quoted_item", card=card_label(x.gpu), price=_quoted_money(env, x.quoted))
+            for x in quoted
+        ]
+        details.insert(0, t(L, "compare.quoted", items=join(env, items)))
+    if r.decision is not None:
+        details.append(compare_verdict_line(env, r))
     if r.workload is not None and r.model is not None:
         assumptions = [assumption_line(env, r.workload, r.model, r.assumptions)]
     else:
@@ -731,6 +744,59 @@ def compare(env: Env, r: CompareResult) -> Phrased:
     _rate_line(env, basis, True)
     return Phrased(
         verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
+    )
+
+
+def _quoted_money(env: Env, x: Any) -> str:
+    """'$650', '1.800 € (about $2,106)': what the user typed, in dollars when it was not."""
+    if x.currency == "USD" or x.usd is None:
+        return fmt.usd(float(x.amount), env.lang)
+    return t(
+        env.lang,
+        "compare.quoted_other",
+        amount=fmt.money(float(x.amount), str(x.currency), env.lang),
+        usd=fmt.usd(float(x.usd), env.lang),
+    )
+
+
+def compare_verdict_line(env: Env, r: CompareResult) -> str:
+    """'For Llama 2 13B QLoRA fine-tuning, the RTX 3090 24 GB is the better buy: ...' (issue 10)."""
+    L = env.lang
+    d = r.decision
+    assert d is not None
+    rows = r.rows
+
+    def label(i: int) -> str:
+        x = rows[i]
+        return f"{x.count}x {card_label(x.gpu)}" if x.count > 1 else card_label(x.gpu)
+
+    work = (
+        workload_title(env, r.model, r.workload)
+        if r.model is not None and r.workload is not None
+        else t(L, "compare.typical_work")
+    )
+    best, other = label(d.best), label(d.other)
+    if d.vram_best == d.vram_other:
+        memory = t(L, "compare.mem_same", gb=f"{d.vram_best:g}")
+    else:
+        memory = t(L, "compare.mem_more", gb=f"{d.vram_best:g}", other_gb=f"{d.vram_other:g}")
+    speed = fmt.num(round(d.speed_ratio, 2), L, 2)
+    code = d.code.value
+    if code == "only_fits":
+        return t(L, "compare.verdict_only_fits", work=work, best=best, other=other)
+    if code == "no_price" or d.price_ratio is None:
+        return t(L, "compare.verdict_no_price", work=work, best=best, other=other, speed=speed)
+    if code == "faster":
+        return t(L, "compare.verdict_faster", work=work, best=best, other=other, memory=memory, speed=speed)
+    return t(
+        L,
+        "compare.verdict_value",
+        work=work,
+        best=best,
+        other=other,
+        memory=memory,
+        speed=speed,
+        price=fmt.num(round(d.price_ratio, 2), L, 2),
     )
 
 
