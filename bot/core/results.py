@@ -584,8 +584,6 @@ class ServeResult:
     assumptions: tuple[Assumption, ...] = ()
 
 
-
-
 # --------------------------------------------------------------------------- best models for a card (issue 17)
 
 

