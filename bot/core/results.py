@@ -657,6 +657,7 @@ class ModelPicksResult:
     generic_card: bool = False  # the question named memory, not a card
     no_card: bool = False  # neither a card nor an amount of memory was named
     quality_date: str = ""
+    q4_ppl_delta: float | None = None  # formats.yaml: Q4_K_M's published perplexity cost
 
 
 Result = (

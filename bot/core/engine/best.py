@@ -187,7 +187,14 @@ def picks_result(cat: Catalog, q: Query, gpus: list[GPU]) -> ModelPicksResult:
         context_tokens=ctx,
         generic_card=not gpus,
         quality_date=book.date,
+        q4_ppl_delta=_q4_delta(cat),
     )
+
+
+def _q4_delta(cat: Catalog) -> float | None:
+    f = cat.formats.get("gguf-q4_k_m")
+    note = f.quality_note if f is not None else None
+    return round(note.value, 2) if note is not None and note.value is not None else None
 
 
 def _pick(

@@ -104,7 +104,7 @@ def model_picks(env: Env, r: ModelPicksResult) -> Phrased:
             benches=", ".join(b.name for b in r.benchmarks),
             date=fmt.month(r.quality_date, L),
         ),
-        t(L, "picks.quant"),
+        t(L, "picks.quant", delta=fmt.num(r.q4_ppl_delta or 0, L, 2)),
         t(L, "basis.memory_modelled_config"),
     ]
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis, reasons=reasons)
