@@ -658,6 +658,7 @@ class ModelPicksResult:
     no_card: bool = False  # neither a card nor an amount of memory was named
     quality_date: str = ""
     q4_ppl_delta: float | None = None  # formats.yaml: Q4_K_M's published perplexity cost
+    lead_benchmark: str = ""  # the benchmark most picks are scored on (named in the header)
 
 
 Result = (

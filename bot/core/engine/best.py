@@ -159,7 +159,9 @@ def picks_result(cat: Catalog, q: Query, gpus: list[GPU]) -> ModelPicksResult:
     # low-bit builds only when they rank above the best pick (a bigger model squeezed in)
     first = ranked.index(top[0]) if top else len(ranked)
     low = [mid for mid in low_all if ranked.index(mid) < first][:LOW_MAX]
-    primary = book.tasks[task][0]
+    # the benchmark most picks are scored on: the list is "mostly" ranked by it; a pick scored on
+    # another one says so in its reason
+    primary = _lead_id(book, task, top)
     picks = tuple(_pick(cat, book, task, primary, mid, fits[mid], i, top) for i, mid in enumerate(top))
     lows = tuple(_pick(cat, book, task, primary, mid, fits[mid], 0, [], low=True) for mid in low)
     ctx = next((p.context_tokens for p in picks + lows), None)
@@ -188,7 +190,15 @@ def picks_result(cat: Catalog, q: Query, gpus: list[GPU]) -> ModelPicksResult:
         generic_card=not gpus,
         quality_date=book.date,
         q4_ppl_delta=_q4_delta(cat),
+        lead_benchmark=book.benchmarks[primary].name,
     )
+
+
+def _lead_id(book: quality.QualityBook, task: str, ids: list[str]) -> str:
+    """The benchmark most of ``ids`` are shown with (ties: the task's order)."""
+    order = book.tasks[task]
+    shown = [s.benchmark for s in (book.score_for(m, task) for m in ids) if s is not None]
+    return max(order, key=lambda b: (shown.count(b), -order.index(b)))
 
 
 def _q4_delta(cat: Catalog) -> float | None:
@@ -210,7 +220,8 @@ def _pick(
 ) -> ModelPick:
     b, e = found
     m = cat.models[mid]
-    s = book.score_for(mid, task)
+    # the list's lead benchmark when the model has it, else its first benchmark of the task's list
+    s = book.models[mid].scores.get(primary) or book.score_for(mid, task)
     assert s is not None  # ranked models have a score
     gb = round(e.total / GB, 1)
     why, value = _why(cat, m, b, s, primary, i, top, gb, low)

@@ -28,7 +28,7 @@ def _score(v: float) -> str:
 def reason(env: Env, r: ModelPicksResult, p: ModelPick) -> str:
     """The one-line reason of a pick (also the JSON's ``reason``)."""
     L = env.lang
-    primary = r.benchmarks[0].name if r.benchmarks else p.benchmark_name
+    primary = r.lead_benchmark or p.benchmark_name
     if p.why is PickWhy.MOE_ACTIVE:
         return t(L, "picks.why.moe_active", active=f"{p.why_value:g}")
     if p.why is PickWhy.OTHER_BENCHMARK:
@@ -53,8 +53,7 @@ def model_picks(env: Env, r: ModelPicksResult) -> Phrased:
     if not r.picks and not r.low_bit:
         verdict = t(L, "picks.none", task=task, card=card, capacity=capacity)
         return Phrased(verdict=verdict, details=details)
-    primary = r.benchmarks[0].name if r.benchmarks else ""
-    verdict = t(L, "picks.header", card=card, capacity=capacity, task=task, bench=primary)
+    verdict = t(L, "picks.header", card=card, capacity=capacity, task=task, bench=r.lead_benchmark)
     reasons = []
     for i, p in enumerate(r.picks, start=1):
         why = reason(env, r, p)
