@@ -278,3 +278,18 @@ def test_every_score_has_source_and_date_and_known_model() -> None:
         assert mq.model in CAT.models
         for s in mq.scores.values():
             assert 0 <= s.score <= 100 and s.source and len(s.date) >= 7
+
+
+def test_low_bit_builds_are_listed_apart_and_said() -> None:
+    # on 8 GB, Qwen3 14B fits only as IQ3_XXS: it ranks above the 8B models but is not a pick
+    r = _result("best model for 8gb")
+    low_ids = {p.model.id for p in r.low_bit}
+    assert "qwen3-14b" in low_ids
+    assert not low_ids & {p.model.id for p in r.picks}
+    q4 = CAT.formats["gguf-q4_k_m"].quality_rank
+    assert all(CAT.formats[p.format_id].quality_rank > q4 for p in r.low_bit)
+    en, zh = answer("best model for 8gb"), answer("8G显存最好的模型")
+    assert "2-3 bits" in en.text and "quality drops" in en.text
+    assert "2–3 bit" in zh.text and "质量明显下降" in zh.text
+    js = en.to_json()["model_picks"]
+    assert any(p["low_bit"] and p["model"] == "qwen3-14b" for p in js)
