@@ -5,7 +5,7 @@ Reads ``results.ModelPicksResult`` only (never the engine); every sentence is a 
 
 from __future__ import annotations
 
-from bot.core.names import card_label
+from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
 from bot.core.phrase.common import Env, format_label, gb
@@ -50,6 +50,17 @@ def model_picks(env: Env, r: ModelPicksResult) -> Phrased:
     details: list[str] = []
     if r.generic_card:
         details.append(t(L, "picks.generic", gb=f"{r.gpu.vram_gb:g}"))
+    if r.gpu.unified_memory:  # Apple / DGX Spark / Strix Halo: the GPU's default share of the RAM
+        details.append(
+            t(
+                L,
+                "note.unified_memory",
+                card=short_name(r.gpu),
+                usable_gb=f"{r.usable_gb:g}",
+                total_gb=f"{r.gpu.vram_gb:g}",
+                share=round(100 * (r.gpu.gpu_memory_share or 1.0)),
+            )
+        )
     if not r.picks and not r.low_bit:
         verdict = t(L, "picks.none", task=task, card=card, capacity=capacity)
         return Phrased(verdict=verdict, details=details)
