@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from bot.core.errors import KnowledgeError
@@ -140,7 +141,7 @@ def load(directory: Path, models: Mapping[str, Any], read_yaml: Any) -> QualityB
         if not isinstance(lst, list) or not lst:
             raise _fail(f"task {t!r} needs a non-empty list of benchmark ids", None, f"tasks.{t}")
         for j, b in enumerate(lst):
-            if b not in benches:
+            if not isinstance(b, str) or b not in benches:
                 raise _fail(f"unknown benchmark id {str(b)[:40]!r}", None, f"tasks.{t}[{j}]")
         tasks[t] = tuple(lst)
     for t in traw:
@@ -154,7 +155,7 @@ def load(directory: Path, models: Mapping[str, Any], read_yaml: Any) -> QualityB
         entry = f"model {str(r.get('model', i))[:60] if isinstance(r, Mapping) else i}"
         _keys(r, {"model", "variant", "vision", "scores"}, ("model", "scores"), entry)
         mid = r["model"]
-        if mid not in models:
+        if not isinstance(mid, str) or mid not in models:
             raise _fail(f"unknown model id {str(mid)[:60]!r} (not in models.yaml)", entry, "model")
         if mid in out:
             raise _fail("duplicate model", entry, "model")
@@ -174,7 +175,7 @@ def load(directory: Path, models: Mapping[str, Any], read_yaml: Any) -> QualityB
                 entry,
             )
             b = s["benchmark"]
-            if b not in benches:
+            if not isinstance(b, str) or b not in benches:
                 raise _fail(f"unknown benchmark id {str(b)[:40]!r}", entry, f"{f}.benchmark")
             if b in scores:
                 raise _fail("duplicate benchmark for this model", entry, f"{f}.benchmark")
@@ -197,9 +198,15 @@ def load(directory: Path, models: Mapping[str, Any], read_yaml: Any) -> QualityB
             model=mid,
             variant=_text(r.get("variant") or mid, entry, "variant", 120),
             vision=vision,
-            scores=scores,
+            scores=MappingProxyType(scores),
         )
-    return QualityBook(source=source, date=date, benchmarks=benches, tasks=tasks, models=out)
+    return QualityBook(
+        source=source,
+        date=date,
+        benchmarks=MappingProxyType(benches),
+        tasks=MappingProxyType(tasks),
+        models=MappingProxyType(out),
+    )
 
 
 def _versus(book: QualityBook, task: str, a: str, b: str, release: Mapping[str, str]) -> int:

@@ -260,6 +260,10 @@ def test_valid_file_loads() -> None:
         (lambda r: r["tasks"].pop("vision"), "field 'tasks.vision'"),
         (lambda r: r["models"][0].update(vision="yes"), "field 'vision'"),
         (lambda r: r.update(extra=1), "field 'extra'"),
+        (lambda r: r["models"][0].update(model=["qwen3-8b"]), "field 'model'"),
+        (lambda r: r["models"][0]["scores"][0].update(benchmark={"a": 1}), "field 'scores[0].benchmark'"),
+        (lambda r: r["models"][0]["scores"][0].update(score=True), "field 'scores[0].score'"),
+        (lambda r: r["models"].append(dict(r["models"][0])), "duplicate model"),
     ],
 )
 def test_bad_entries_name_file_entry_field(change: Any, where: str) -> None:
