@@ -29,6 +29,7 @@ from bot.core.results import (
     FitResult,
     GeneralResult,
     InfoResult,
+    ModelPicksResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -186,6 +187,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
             basis_codes = ["speed_modelled"]
         if result.picks:
             basis_codes.append("prices_dated")
+    elif isinstance(result, ModelPicksResult):  # issue 17
+        extra["model_picks"] = [
+            p.to_json(ph.reasons[i] if i < len(ph.reasons) else "") for i, p in enumerate(result.picks)
+        ] + [p.to_json() for p in result.low_bit]
+        extra["model_picks_task"] = result.task
+        basis_codes = ["memory_modelled"]
     elif isinstance(result, RentBuyResult):
         extra["costs"] = result.rob.to_json()
         basis_codes = ["prices_dated"]
@@ -261,7 +268,7 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
     if (
         not q.gpus
         and q.intent not in (Intent.HELP, Intent.LIST)
-        and not isinstance(result, FitResult | InfoResult)
+        and not isinstance(result, FitResult | InfoResult | ModelPicksResult)
     ):
         from bot.core import specs_fallback
 

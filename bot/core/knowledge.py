@@ -1353,6 +1353,7 @@ class Catalog:
         tools: dict[str, Tool] | None = None,
         engines: dict[str, Engine] | None = None,
         measured_memory: tuple[Any, ...] = (),
+        quality: Any = None,
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
@@ -1366,6 +1367,8 @@ class Catalog:
         self.engines: Mapping[str, Engine] = types.MappingProxyType(engines or {})
         # bot.core.measured.MeasuredMemory: published peaks of exact workloads (measured-memory.yaml)
         self.measured_memory: tuple[Any, ...] = tuple(measured_memory)
+        # bot.core.quality.QualityBook: published benchmark scores per model and task (quality.yaml)
+        self.quality = quality
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -1528,6 +1531,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     from bot.core import measured as _measured
 
     measured_memory = _measured.load(directory, models, _read_yaml)
+    from bot.core import quality as _quality
+
+    quality_book = _quality.load(directory, models, _read_yaml)
     return Catalog(
         directory,
         gpus,
@@ -1539,6 +1545,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         tools=tools,
         engines=engines,
         measured_memory=measured_memory,
+        quality=quality_book,
     )
 
 

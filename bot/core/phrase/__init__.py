@@ -35,6 +35,7 @@ from bot.core.results import (
     HelpResult,
     InfoResult,
     ListResult,
+    ModelPicksResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -79,6 +80,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         out = prices.which_card(env, result)
     elif isinstance(result, FailedResult):
         out = Phrased(verdict=t(env.lang, "error.sorry"))
+    elif isinstance(result, ModelPicksResult):  # issue 17: best models for a card and a task
+        from bot.core.phrase.picks import model_picks
+
+        return model_picks(env, result)
     elif isinstance(result, SpeedResult | TimeResult | ServeResult):
         from bot.core.phrase import speed as _speed_phrase  # issue 12
 
