@@ -29,6 +29,7 @@ from bot.core.results import (
     FitResult,
     GeneralResult,
     InfoResult,
+    MultiResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -190,6 +191,11 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         fit_entries = result.fit_entries
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
+    elif isinstance(result, MultiResult):  # several cards (issues 10, 17)
+        extra.update(result.to_json())
+        assumed = result.assumptions
+        basis_codes = [str(b) for b in result.basis]
+        notes += result.notes
     unknown = _unrecognized(q, result)
     for word in unknown:
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):

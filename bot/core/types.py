@@ -81,6 +81,7 @@ class NoteCode(StrEnum):
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
+    MULTI_TRAIN = "multi_train"  # n, card_gb, pooled_gb, parallelism, stated, copy_gb, sharded_gb (per card)
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class Intent(StrEnum):
     SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
     TIME = "time"  # time to train on a stated dataset
     SERVE = "serve"  # users a card serves at a context length
+    MULTI = "multi"  # a choice between multi-card setups ("one 4090 or two used 3090s for 70B")
 
 
 class Task(StrEnum):
@@ -247,6 +249,9 @@ class Query:
     # ("llama.cpp", "vllm": a catalog.engines id)
     system_ram_gb: float | None = None
     engine: str | None = None
+    # several cards (bot.core.understand_multi): each setup a tuple of (card id, count, used); more
+    # than one setup = a choice between them, one setup with several card ids = a mixed machine
+    setups: tuple[tuple[tuple[str, int, bool], ...], ...] = ()
 
 
 @dataclass(frozen=True)
