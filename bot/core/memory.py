@@ -327,6 +327,8 @@ class Workload:
     # diffusion inference with diffusers' enable_model_cpu_offload(): one component on the card
     # at a time, so the peak is the largest phase (encode, denoise, decode), not their sum
     model_offload: bool = False
+    # the asker named the parallelism ("with ddp"): estimate() keeps it instead of sharding
+    parallelism_stated: bool = False
 
     @property
     def trains(self) -> bool:
@@ -1103,6 +1105,7 @@ def estimate(
         and n > 1
         and w.trains
         and w.parallelism is Parallelism.DATA
+        and not w.parallelism_stated
         and w.method is Method.FULL
         and _max_batch(t, capacity) == 0
     ):

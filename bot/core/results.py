@@ -581,7 +581,6 @@ class ServeResult:
     assumptions: tuple[Assumption, ...] = ()
 
 
-
 # --------------------------------------------------------------------------- several cards (issues 10, 12, 17)
 
 
@@ -720,4 +719,3 @@ Result = (
     | ServeResult
     | MultiResult
 )
-
