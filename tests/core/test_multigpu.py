@@ -105,8 +105,16 @@ def test_layer_split_is_no_faster_than_one_card(cat):
 @pytest.mark.parametrize(
     ("text", "intent", "setups"),
     [
-        ("one 4090 or two used 3090s for 70B", Intent.MULTI, ((("rtx-4090", 1, False),), (("rtx-3090", 2, True),))),
-        ("4x 3090 or 2x 4090 for llama 70b", Intent.MULTI, ((("rtx-3090", 4, False),), (("rtx-4090", 2, False),))),
+        (
+            "one 4090 or two used 3090s for 70B",
+            Intent.MULTI,
+            ((("rtx-4090", 1, False),), (("rtx-3090", 2, True),)),
+        ),
+        (
+            "4x 3090 or 2x 4090 for llama 70b",
+            Intent.MULTI,
+            ((("rtx-3090", 4, False),), (("rtx-4090", 2, False),)),
+        ),
         ("一张4090还是两张3090跑70b", Intent.MULTI, ((("rtx-4090", 1, False),), (("rtx-3090", 2, False),))),
         (
             "run llama 3 70b on a 3090 + a 3060",
