@@ -121,7 +121,6 @@ class Intent(StrEnum):
     SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
     TIME = "time"  # time to train on a stated dataset
     SERVE = "serve"  # users a card serves at a context length
-    MULTI = "multi"  # a choice between multi-card setups ("one 4090 or two used 3090s for 70B")
 
 
 class Task(StrEnum):

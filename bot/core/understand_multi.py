@@ -2,7 +2,8 @@
 
 "run llama 70b on a 3090 + a 3060", "4090 and 3060 12gb", "一张3090加一张3060": one machine with
 mixed cards (``Query.setups`` has one setup). "one 4090 or two used 3090s for 70B", "4x 3090 or 2x
-4090 for llama 70b", "一张4090还是两张3090": a choice between setups (intent ``multi``). Between two
+4090 for llama 70b", "一张4090还是两张3090": a choice between setups (intent ``compare``, answered
+as setups). Between two
 card names, "+", "plus", "加", "配" join them into one machine; "or", "vs", "还是", "或" start
 another; "and", "with", "和" join only when nothing in the question asks for a comparison. Counts
 come from the parser, plus "two used 3090s" (a condition word between count and card) here; "used"
@@ -59,7 +60,7 @@ def refine(
     size_model: Callable[[str], tuple[str, float] | None],
     display: Callable[[str], str],
 ) -> Query:
-    """``q`` with ``setups`` (and intent ``multi`` for a choice) when the question names several
+    """``q`` with ``setups`` (intent ``compare`` for a choice, ``fit`` for one mixed machine) when the question names several
     cards as one machine or as setups to choose between; unchanged otherwise."""
     if q.needs_clarification or len(spans) < 2:
         return q
@@ -105,7 +106,7 @@ def refine(
     frozen: tuple[tuple[tuple[str, int, bool], ...], ...] = tuple(tuple(s) for s in setups)
     return replace(
         q,
-        intent=Intent.MULTI if choice else Intent.FIT,
+        intent=Intent.COMPARE if choice else Intent.FIT,
         models=models,
         notes=notes,
         setups=frozen,

@@ -107,15 +107,15 @@ def test_layer_split_is_no_faster_than_one_card(cat):
     [
         (
             "one 4090 or two used 3090s for 70B",
-            Intent.MULTI,
+            Intent.COMPARE,
             ((("rtx-4090", 1, False),), (("rtx-3090", 2, True),)),
         ),
         (
             "4x 3090 or 2x 4090 for llama 70b",
-            Intent.MULTI,
+            Intent.COMPARE,
             ((("rtx-3090", 4, False),), (("rtx-4090", 2, False),)),
         ),
-        ("一张4090还是两张3090跑70b", Intent.MULTI, ((("rtx-4090", 1, False),), (("rtx-3090", 2, False),))),
+        ("一张4090还是两张3090跑70b", Intent.COMPARE, ((("rtx-4090", 1, False),), (("rtx-3090", 2, False),))),
         (
             "run llama 3 70b on a 3090 + a 3060",
             Intent.FIT,
@@ -151,7 +151,7 @@ def test_one_4090_or_two_used_3090s_for_70b(cat):
     # buffers (about 24.3 GB of 25.8): they run Q4_K_M -> the better build decides, for $1,500 used.
     a = answer("one 4090 or two used 3090s for 70B", catalog=cat)
     d = json.loads(json.dumps(a.to_json()))
-    assert d["intent"] == "multi"
+    assert d["intent"] == "compare"
     one, two = d["setups"]
     assert one["count"] == 1 and two["count"] == 2 and two["total_vram_gb"] == 48
     assert two["fits"] and two["build"] == "gguf-q4_k_m" and two["split"] == "layer"

