@@ -146,4 +146,6 @@ def multi(env: Env, r: MultiResult) -> Phrased:
         assumptions.append(t(L, "multi.assumed_used"))
     basis = [t(L, "multi.basis")]
     labels = [_price(env, s) for s in r.setups]
-    return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels)
+    return Phrased(
+        verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
+    )
