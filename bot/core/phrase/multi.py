@@ -21,7 +21,7 @@ def _tps(env: Env, s: Setup) -> str:
         return ""
     return t(
         env.lang,
-        "multi.speed",
+        "multi.speed" if s.unit == "tokens/s" else "multi.speed_train",
         tps=fmt.num(s.tokens_per_s, env.lang),
         low=fmt.num(s.low or 0, env.lang),
         high=fmt.num(s.high or 0, env.lang),
@@ -87,7 +87,7 @@ def _split_lines(env: Env, r: MultiResult, s: Setup, alt: float | None) -> list[
         out.append(t(L, "multi.tp_heads", n=s.count, heads=r.model.heads or 0))
     if alt is not None and s.fits and r.task == "inference":
         out.append(t(L, "multi.tp_alt", setup=setup_name(s), tps=fmt.num(alt, L), link=_link(env, s)))
-    if s.bridge_possible:
+    if s.bridge_possible and r.task == "inference":
         out.append(t(L, "multi.bridge", card=short_name(s.cards[0][0])))
     return out
 
