@@ -624,6 +624,8 @@ class Setup:
     price_date: str | None
     used_asked: bool = False
     unit: str = "tokens/s"
+    alone: GPU | None = None  # training on mixed cards that do not fit together: the card that fits alone
+    alone_gb: float | None = None
 
     @property
     def count(self) -> int:

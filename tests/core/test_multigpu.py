@@ -194,3 +194,25 @@ def test_chinese_multi_reply_is_chinese(cat):
     a = answer("一张4090还是两张3090跑70b", catalog=cat)
     assert "选" in a.verdict and "tok/s" in a.verdict
     assert "better build" not in a.text and "layers" not in a.text
+
+
+def test_mixed_cards_in_training_are_bounded_by_the_smallest(cat):
+    # LoRA on Llama 3 8B needs ~18.9 GB on every card (DDP: a copy each): the 3060's 12.9 GB
+    # cannot hold it, so the pair does not fit, but the 3090 alone (25.8 GB) does - and the reply says so
+    a = answer("lora finetune llama 3 8b on a 3090 + a 3060", catalog=cat)
+    (s,) = a.to_json()["setups"]
+    assert s["fits"] is False and s["split"] in ("data", "sharded")
+    assert all(c["need_gb"] == s["per_card"][0]["need_gb"] for c in s["per_card"])
+    assert a.verdict.startswith("No") and "RTX 3090 alone fits" in a.text
+
+
+def test_tensor_parallel_speed_pays_the_link(cat):
+    # 70B AWQ on two 4090s (no P2P): t = t_one / 2 + 2 x 80 layers x 30 us = t_one / 2 + 4.8 ms,
+    # so two cards are faster than one would be, but less than twice as fast
+    from bot.core import throughput
+
+    m, g = cat.models["llama-3.3-70b"], cat.gpus["rtx-4090"]
+    one = throughput.decode(m, g, Precision.INT4, awq=True).value
+    two = throughput.tensor_parallel_decode(m, g, Precision.INT4, 2, awq=True).value
+    assert two == pytest.approx(1 / (1 / one / 2 + 160 * 30e-6), rel=1e-6)
+    assert one < two < 2 * one

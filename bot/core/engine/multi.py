@@ -188,6 +188,14 @@ def _training_setup(
     link = multigpu.setup_link(physical, cat, bridge="nvlink" in q.text.lower())
     per_card = tuple(SetupCard(g, 1.0 / n, e.total / GB, memory.usable_bytes(g) / GB) for g in physical)
     fits = all(e.total <= memory.usable_bytes(g) for g in physical)
+    alone, alone_gb = None, None
+    if not fits and len({g.id for g in physical}) > 1:
+        big = max(physical, key=lambda g: memory.usable_bytes(g))
+        e1 = memory.estimate(
+            m, big, workload=recommend.workload_for(m, replace(q, num_gpus=1, parallelism=None))
+        )
+        if e1.fits:
+            alone, alone_gb = big, e1.total / GB
     return (
         Setup(
             cards=tuple((g, k) for g, k, _ in cards),
@@ -208,6 +216,8 @@ def _training_setup(
             price_date=date,
             used_asked=any(u for _, _, u in cards),
             unit="tokens/s training",
+            alone=alone,
+            alone_gb=alone_gb,
         ),
         0,
     )

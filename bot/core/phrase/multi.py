@@ -50,6 +50,18 @@ def _per_card(env: Env, s: Setup) -> str:
             for c in s.per_card
         ]
         return join(env, parts)
+    if len({c.gpu.id for c in s.per_card}) > 1:
+        parts = [
+            t(
+                L,
+                "multi.card_need",
+                card=short_name(c.gpu),
+                gb=fmt.gb(c.need_gb, L),
+                cap=fmt.gb(c.capacity_gb, L),
+            )
+            for c in s.per_card
+        ]
+        return join(env, parts)
     c = s.per_card[0]
     return t(L, "multi.card_each", gb=fmt.gb(c.need_gb, L), cap=fmt.gb(c.capacity_gb, L))
 
@@ -60,8 +72,11 @@ def _link(env: Env, s: Setup) -> str:
 
 def _setup_line(env: Env, s: Setup, name: str) -> str:
     L = env.lang
-    fit_key = "multi.fits_build" if s.fits else "multi.no_fit_build"
-    fit = t(L, fit_key, build=format_label(s.build_id) if s.build_id else (s.build_precision or ""))
+    if s.build_id is None:  # training: no build to name
+        fit = t(L, "multi.fits_plain" if s.fits else "multi.no_fit_plain")
+    else:
+        fit_key = "multi.fits_build" if s.fits else "multi.no_fit_build"
+        fit = t(L, fit_key, build=format_label(s.build_id))
     return t(
         L,
         "multi.setup_line",
@@ -109,7 +124,21 @@ def multi(env: Env, r: MultiResult) -> Phrased:
     d = r.decision
     best = r.setups[r.best] if r.best is not None else None
     model = r.model.name
-    if d is MultiDecision.SINGLE:
+    if d is MultiDecision.SINGLE and r.task != "inference" and not r.setups[0].fits:
+        s = r.setups[0]
+        small = min(s.per_card, key=lambda c: c.capacity_gb)
+        verdict = t(
+            L,
+            "multi.train_no",
+            model=model,
+            setup=names[0],
+            need=fmt.gb(small.need_gb, L),
+            card=short_name(small.gpu),
+            cap=fmt.gb(small.capacity_gb, L),
+        )
+        if s.alone is not None and s.alone_gb is not None:
+            details.insert(0, t(L, "multi.train_alone", card=short_name(s.alone), gb=fmt.gb(s.alone_gb, L)))
+    elif d is MultiDecision.SINGLE:
         s = r.setups[0]
         verdict = t(
             L,
