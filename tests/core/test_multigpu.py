@@ -216,3 +216,18 @@ def test_tensor_parallel_speed_pays_the_link(cat):
     two = throughput.tensor_parallel_decode(m, g, Precision.INT4, 2, awq=True).value
     assert two == pytest.approx(1 / (1 / one / 2 + 160 * 30e-6), rel=1e-6)
     assert one < two < 2 * one
+
+
+@pytest.mark.parametrize(
+    ("text", "par"),
+    [
+        ("full finetune llama 3 8b with fsdp on 4x 3090", "sharded"),
+        ("train llama 3 8b with deepspeed zero 3 on 4x a100 80gb", "sharded"),
+        ("full finetune llama 3 8b with ddp on 4x 3090", "data"),
+    ],
+)
+def test_parallelism_words_are_read_and_said(cat, text, par):
+    a = answer(text, catalog=cat)
+    assert a.to_json()["assumed"]["parallelism"] == par
+    n = next(x for x in a.notes if str(x.code) == "multi_train")
+    assert n.values["stated"] is True and n.values["parallelism"] == par
