@@ -99,6 +99,15 @@ def refine(
         m = _SIZE_RE.search(text)
         found = size_model(f"{m.group(1)}b model") if m else None
         if found is None:
+            # no model: the old comparison, with the counts read here ("two used 3090s")
+            if (
+                choice
+                and not mixed
+                and len(setups) == len(q.gpus)
+                and [s[0][0] for s in setups] == list(q.gpus)
+            ):
+                counts = tuple(s[0][1] for s in setups)
+                return replace(q, gpu_counts=counts if len(set(counts)) > 1 else (), num_gpus=counts[0])
             return q
         mid, size = found
         models = (mid,)
