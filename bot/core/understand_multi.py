@@ -25,7 +25,8 @@ _OR_RE = re.compile(r"\bor\b|\bvs\.?(?!\w)|\bversus\b|还是|或者|或|\bcompar
 _STRONG_JOIN_RE = re.compile(r"\+|\bplus\b|&|加上?|配上?|搭配|\bpaired with\b|\btogether with\b", _F)
 _WEAK_JOIN_RE = re.compile(r"\band\b|\bwith\b|和|跟|与", _F)
 _COMPARE_RE = re.compile(
-    r"\bcompare\w*|\bvs\b|\bversus\b|\bbetter\b|\bfaster\b|\bdifference\b|\bwhich\b|\bor\b|还是|哪个|哪张|对比|比较",
+    r"\bcompare\w*|\bvs\b|\bversus\b|\bbetter\b|\bfaster\b|\bslower\b|\bthan\b|\bdifference\b|\bhow much\b|"
+    r"\bwhich\b|\bor\b|还是|哪|对比|比较|差多少|差距|差别|区别|比",
     _F,
 )
 _USED_RE = re.compile(r"(?:\bused\b|\bsecond[\s-]?hand\b|\brefurb\w*|二手)\W*(?:\w+\W*){0,2}$", _F)
@@ -113,8 +114,13 @@ def refine(
         models = (mid,)
         notes = (*notes, note(NoteCode.SIZE_MODEL, size=size, name=display(mid)))
     frozen: tuple[tuple[tuple[str, int, bool], ...], ...] = tuple(tuple(s) for s in setups)
+    counts = q.gpu_counts
+    if choice and not mixed and [s[0][0] for s in setups] == list(q.gpus):
+        read = tuple(s[0][1] for s in setups)
+        counts = read if len(set(read)) > 1 else ()
     return replace(
         q,
+        gpu_counts=counts,
         intent=Intent.COMPARE if choice else Intent.FIT,
         models=models,
         notes=notes,
