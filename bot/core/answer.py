@@ -30,6 +30,7 @@ from bot.core.results import (
     GeneralResult,
     InfoResult,
     ModelPicksResult,
+    MultiResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -208,6 +209,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes = [str(b) for b in result.basis]
         if result.decision is not None:  # issue 10: the better buy for the workload, as data
             extra["compare_verdict"] = result.decision.to_json()
+    elif isinstance(result, MultiResult):  # several cards (issues 10, 17)
+        extra.update(result.to_json())
+        comparison = _setup_rows(result, ph.price_labels)
+        assumed = result.assumptions
+        basis_codes = [str(b) for b in result.basis]
+        notes += result.notes
     unknown = _unrecognized(q, result)
     for word in unknown:
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):
@@ -259,6 +266,34 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         time=time_json,
         serving=serving_json,
     )
+
+
+def _setup_rows(result: MultiResult, labels: list[str]) -> tuple[ComparisonRow, ...]:
+    """The setups of a multi-card answer as comparison rows too (the contract compare answers keep)."""
+    rows = []
+    for i, s in enumerate(result.setups):
+        g, _ = s.cards[0]
+        name = " + ".join(f"{n}x {_card(c)}" if n > 1 else _card(c) for c, n in s.cards)
+        rows.append(
+            ComparisonRow(
+                gpu=g.id,
+                name=name,
+                vram_gb=g.vram_gb,
+                price_usd=s.price_usd,
+                price_date=s.price_date,
+                fits=s.fits,
+                max_batch_size=None,
+                relative_speed=None,
+                speed_basis="modelled",
+                value=None,
+                tdp_w=sum(c.tdp_w * n for c, n in s.cards),
+                throughput=round(s.tokens_per_s, 1) if s.tokens_per_s is not None else None,
+                throughput_unit=s.unit if s.tokens_per_s is not None else None,
+                price_label=labels[i] if i < len(labels) else "",
+                count=s.count,
+            )
+        )
+    return tuple(rows)
 
 
 def _unrecognized(q: Query, result: Result) -> list[str]:

@@ -346,6 +346,8 @@ class Workload:
     # engines, llama.cpp and its family) and the KV cache's data type ("" = the model's 16 bits)
     engine: str = ""
     kv_cache: str = ""
+    # the asker named the parallelism ("with ddp"): estimate() keeps it instead of sharding
+    parallelism_stated: bool = False
 
     @property
     def trains(self) -> bool:
@@ -1238,6 +1240,7 @@ def estimate(
         and n > 1
         and w.trains
         and w.parallelism is Parallelism.DATA
+        and not w.parallelism_stated
         and w.method is Method.FULL
         and _max_batch(t, capacity) == 0
     ):

@@ -45,6 +45,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from bot.core import money_read
+from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
 from bot.core.types import (
@@ -1076,6 +1077,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
     gpus: list[str] = []
     gpu_counts: list[int] = []
+    gpu_spans: list[tuple[int, int, str]] = []
     models: list[str] = []
     cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
     for mn in mentions:
@@ -1159,6 +1161,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                 n = matcher.display_name(kind, i)
                 choices.append(Choice(label=n[:80], text=rewrite(mn, n), id=i))
         target = gpus if kind == "gpu" else models
+        if kind == "gpu":
+            gpu_spans.append((mn.start, mn.end, chosen))  # several cards: bot.core.understand_multi
         if chosen not in target:
             target.append(chosen)
             if kind == "gpu":
@@ -1218,6 +1222,15 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         lora_targets=lora_targets,
         out_of_range=tuple(out_of_range),
         kv_cache=kv_cache,
+    )
+
+    q = _understand_multi.refine(
+        q,
+        norm,
+        gpu_spans,
+        per_card,
+        lambda t: _model_by_size(t, catalog),
+        lambda mid: matcher.display_name("model", mid),
     )
 
     # ---- follow-ups

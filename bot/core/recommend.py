@@ -45,6 +45,11 @@ REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
 
 
 def workload_for(model: Model, q: Query) -> Workload:
+    w = _workload_for(model, q)
+    return replace(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
+
+
+def _workload_for(model: Model, q: Query) -> Workload:
     return memory.resolve_workload(
         model,
         task=q.task,

@@ -709,6 +709,126 @@ class ModelPicksResult:
     lead_benchmark: str = ""  # the benchmark most picks are scored on (named in the header)
 
 
+# --------------------------------------------------------------------------- several cards (issues 10, 12, 17)
+
+
+@dataclass(frozen=True)
+class SetupCard:
+    """One physical card of a setup: its share of the layers and the memory that puts on it."""
+
+    gpu: GPU
+    share: float  # of the layers (layer split) or of every layer (tensor parallel), 0..1
+    need_gb: float  # 1e9-byte GB on this card
+    capacity_gb: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gpu": self.gpu.id,
+            "share": round(self.share, 3),
+            "need_gb": round(self.need_gb, 1),
+            "capacity_gb": round(self.capacity_gb, 1),
+        }
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One machine of a multi-card question: the cards, how the model is split, fit, speed, price."""
+
+    cards: tuple[tuple[GPU, int], ...]  # as asked: (card, count)
+    per_card: tuple[SetupCard, ...]
+    fits: bool
+    build_id: str | None  # formats.yaml id of the best build that fits (or the smallest tried)
+    build_precision: str | None
+    split: str  # "single" | "tensor" (vLLM) | "layer" (llama.cpp -ts) | "data" | "sharded" (training)
+    interconnect: str  # multigpu.Link value
+    tp_blocked: str | None  # why vLLM tensor parallel is not used: "unequal" | "heads" | None
+    tokens_per_s: float | None
+    low: float | None
+    high: float | None
+    link_cost: float  # share of the time per token spent on the link (0..1)
+    bridge_possible: bool  # two identical cards that take an NVLink bridge
+    price_usd: float | None
+    price_used: bool  # priced used (the asker said "used", or the catalog's price is used)
+    price_date: str | None
+    used_asked: bool = False
+    unit: str = "tokens/s"
+    alone: GPU | None = None  # training on mixed cards that do not fit together: the card that fits alone
+    alone_gb: float | None = None
+
+    @property
+    def count(self) -> int:
+        return sum(n for _, n in self.cards)
+
+    @property
+    def total_vram_gb(self) -> float:
+        return sum(g.vram_gb * n for g, n in self.cards)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cards": [{"gpu": g.id, "count": n} for g, n in self.cards],
+            "count": self.count,
+            "total_vram_gb": self.total_vram_gb,
+            "per_card": [c.to_json() for c in self.per_card],
+            "fits": self.fits,
+            "build": self.build_id,
+            "precision": self.build_precision,
+            "split": self.split,
+            "tensor_split": [round(c.share, 3) for c in self.per_card] if self.split == "layer" else None,
+            "tp_blocked": self.tp_blocked,
+            "tokens_per_s": round(self.tokens_per_s, 1) if self.tokens_per_s is not None else None,
+            "speed": (
+                {
+                    "value": round(self.tokens_per_s, 1),
+                    "low": round(self.low or 0.0, 1),
+                    "high": round(self.high or 0.0, 1),
+                    "basis": "modelled",
+                    "unit": self.unit,
+                }
+                if self.tokens_per_s is not None
+                else None
+            ),
+            "interconnect": self.interconnect,
+            "link_cost": round(self.link_cost, 3),
+            "bridge_possible": self.bridge_possible,
+            "price_usd": round(self.price_usd) if self.price_usd is not None else None,
+            "price_used": self.price_used,
+            "price_date": self.price_date,
+        }
+
+
+class MultiDecision(StrEnum):
+    ONLY_ONE_FITS = "only_one_fits"  # one setup runs the model, the others do not
+    NONE_FIT = "none_fit"
+    CHEAPER_AND_FASTER = "cheaper_and_faster"
+    FASTER_COSTLIER = "faster_costlier"  # the fastest costs more: the line gives both
+    BETTER_BUILD = "better_build"  # one runs a higher-quality build
+    SINGLE = "single"  # one setup asked (a mixed machine): no choice to make
+
+
+@dataclass(frozen=True)
+class MultiResult:
+    model: Model
+    setups: tuple[Setup, ...]
+    best: int | None  # index of the setup the decision line picks
+    decision: MultiDecision
+    task: str  # "inference" | "training" | "finetune"
+    context_tokens: int
+    assumptions: tuple[Assumption, ...] = ()
+    basis: tuple[BasisCode, ...] = ()
+    notes: tuple[Note, ...] = ()
+    tp_alt: tuple[float | None, ...] = ()  # per setup: vLLM tensor parallel tokens/s for the same bytes
+
+    def to_json(self) -> dict[str, Any]:
+        alt = list(self.tp_alt) + [None] * (len(self.setups) - len(self.tp_alt))
+        return {
+            "setups": [
+                {**s.to_json(), "tensor_parallel_tokens_per_s": round(a, 1) if a is not None else None}
+                for s, a in zip(self.setups, alt, strict=True)
+            ],
+            "multi_decision": {"code": str(self.decision), "best": self.best},
+        }
+
+
 Result = (
     RentBuyResult
     | DealResult
@@ -728,4 +848,5 @@ Result = (
     | TimeResult
     | ServeResult
     | ModelPicksResult
+    | MultiResult
 )

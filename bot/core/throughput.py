@@ -356,12 +356,18 @@ def decode_offload(
 def tensor_parallel_decode(
     model: Model, gpu: GPU, precision: Precision, n: int, *, context: int = 0, awq: bool = False
 ) -> Figure:
-    """One stream over ``n`` cards in tensor parallel (vLLM): weights read n ways, an all-reduce per layer."""
+    """One stream over ``n`` cards in tensor parallel (vLLM): weights read n ways, two all-reduces
+    per layer over the cards' link (bot.core.multigpu: NVLink, PCIe with or without P2P)."""
+    from bot.core import multigpu  # the link model and its facts (knowledge/interconnect.yaml)
+
     one = decode(model, gpu, precision, context=context, awq=awq)
-    eff = _speed.MULTI_CARD_EFFICIENCY["tensor"]
-    k = 1 + (max(n, 1) - 1) * eff
-    f = Figure.banded(one.value * k, "batched", "modelled", "tokens/s", Engine.VLLM)
-    return f
+    n = max(n, 1)
+    if n == 1 or one.value <= 0:
+        return Figure.banded(one.value, "batched", "modelled", "tokens/s", Engine.VLLM)
+    link = multigpu.setup_link([gpu] * n)
+    comm = 2 * max(model.layers or model.decoder_layers or 1, 1) * multigpu.allreduce_s(link, n)
+    value = 1.0 / (1.0 / one.value / n + comm)
+    return Figure.banded(value, "batched", "modelled", "tokens/s", Engine.VLLM)
 
 
 def batched_decode(

@@ -96,6 +96,7 @@ class NoteCode(StrEnum):
     BUDGET_PER_CARD = "budget_per_card"  # text, each_usd, count, total_usd, count_said (bool)
     NO_CLOUD = "no_cloud"  # cloud / rental options left out as asked
     QUOTED_PRICES_USED = "quoted_prices_used"  # gpus: cards priced at the user's quote
+    MULTI_TRAIN = "multi_train"  # n, card_gb, pooled_gb, parallelism, stated, copy_gb, sharded_gb (per card)
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,9 @@ class Query:
     # whether the question asks for the longest context that fits ("max context for X on Y")
     kv_cache: str | None = None
     max_context: bool = False
+    # several cards (bot.core.understand_multi): each setup a tuple of (card id, count, used); more
+    # than one setup = a choice between them, one setup with several card ids = a mixed machine
+    setups: tuple[tuple[tuple[str, int, bool], ...], ...] = ()
 
 
 @dataclass(frozen=True)

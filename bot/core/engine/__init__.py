@@ -49,6 +49,18 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
             return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
+    if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2:
+        # a comparison built without the parser (a slash command's counts): the same setups
+        counts = list(q.gpu_counts) or [q.num_gpus] * len(q.gpus)
+        if any(n > 1 for n in counts) and len(counts) == len(q.gpus):
+            q = replace(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
+    known = all(g in cat.gpus for spec in q.setups for g, _, _ in spec)
+    if (
+        q.setups and known and models and q.intent in (Intent.COMPARE, Intent.FIT)
+    ):  # several cards (issues 10, 17)
+        from bot.core.engine.multi import multi_result
+
+        return q, multi_result(cat, q, models[0])
     if q.intent is Intent.RENT_OR_BUY:
         return q, rent_buy_result(cat, q)
     if q.intent is Intent.DEAL:

@@ -130,6 +130,23 @@ def kv_notes(e: Estimate) -> list[Note]:
     ]
 
 
+def multi_train_note(m: Model, g: GPU, e: Estimate) -> Note:
+    """Several cards in training: whether memory pools (FSDP / ZeRO-3) or not (DDP), with both figures."""
+    w = e.workload
+    ddp = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.DATA))
+    shard = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.SHARDED))
+    return note(
+        NoteCode.MULTI_TRAIN,
+        n=w.num_gpus,
+        card_gb=g.vram_gb,
+        pooled_gb=g.vram_gb * w.num_gpus,
+        parallelism=str(w.parallelism.value),
+        stated=w.parallelism_stated,
+        copy_gb=round(ddp.total / GB, 1),
+        sharded_gb=round(shard.total / GB, 1),
+    )
+
+
 def _known_batch(cat: Catalog, m: Model, g: GPU, e: Estimate) -> tuple[float, str, str] | None:
     """Lambda's TensorFlow benchmark batch for this model at this card's VRAM, when the setting matches."""
     w = e.workload
@@ -372,7 +389,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             )
         )
         seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
-        for n in [*workload_notes(m, q, e), *seq, *bld.card_notes(g, m, q, e.workload, None)]:
+        extra = [multi_train_note(m, g, e)] if e.workload.trains and e.workload.num_gpus > 1 else []
+        for n in [*workload_notes(m, q, e), *seq, *bld.card_notes(g, m, q, e.workload, None), *extra]:
             if n not in notes:
                 notes.append(n)
         if g.software == "rocm" and note(NoteCode.ROCM, card=g.id) not in notes:

@@ -36,6 +36,7 @@ from bot.core.results import (
     InfoResult,
     ListResult,
     ModelPicksResult,
+    MultiResult,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -93,6 +94,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
             out = _speed_phrase.time(env, result)
         else:
             out = _speed_phrase.serve(env, result)
+    elif isinstance(result, MultiResult):  # several cards (issues 10, 17)
+        from bot.core.phrase import multi as _multi_phrase
+
+        out = _multi_phrase.multi(env, result)
     else:  # pragma: no cover - every result type is handled above
         raise TypeError(type(result).__name__)
     return out

@@ -343,6 +343,18 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
     L = env.lang
     v = dict(n.values)
     c = n.code
+    if c is NoteCode.MULTI_TRAIN:  # several cards in training (issue 17)
+        key = "note.multi_train_" + ("sharded" if v.get("parallelism") == "sharded" else "ddp")
+        key += "_stated" if v.get("stated") else ""
+        return t(
+            L,
+            key,
+            n=v["n"],
+            card=fmt.num(v["card_gb"], L),
+            pooled=fmt.num(v["pooled_gb"], L),
+            copy=fmt.gb(v["copy_gb"], L),
+            sharded=fmt.gb(v["sharded_gb"], L),
+        )
     if c is NoteCode.BUDGET_CONVERTED:
         line = t(
             L,
