@@ -98,7 +98,29 @@ def answer(
         log.exception("answer failed for %r", q.text[:200])
         result = FailedResult()
         ph = phrase(result, q, env)
-    return _assemble(cat, q, result, ph, env)
+    ans = _assemble(cat, q, result, ph, env)
+    return _carried(ans, context)
+
+
+def _carried(ans: Answer, context: Context | None) -> Answer:
+    """The context the next turn sees (bot.core.conversation): the question answered and the prices
+    of the cards shown; a turn that understood nothing keeps the last question."""
+    from bot.core import conversation
+
+    shown = tuple(
+        float(p)
+        for p in [r.price_usd for r in ans.recommendations] + [c.price_usd for c in ans.comparison]
+        if p is not None
+    )
+    ctx = conversation.carry(context, ans.query, ans.language, shown)
+    extra = dict(ans.extra_json)
+    if context is not None:  # a conversation: what it knows after this turn (additive JSON)
+        state = conversation.state_of(ctx)
+        extra["conversation"] = {
+            "follow_up": any(n.code is NoteCode.FOLLOW_UP for n in ans.query.notes),
+            "state": state.to_json(),
+        }
+    return replace(ans, context=ctx, extra_json=extra)
 
 
 def _checked(q: Query) -> Query:

@@ -15,7 +15,8 @@ it: a card number is never a budget, "8k context" is never $8,000):
 5. precision, task, method, and the few training knobs (optimizer, ...);
 6. intent from the entities found plus intent words (English and Chinese);
 7. variant families: ask back when the variant changes the answer;
-8. follow-ups merge with ``context.last``.
+8. follow-ups merge with ``context.last`` (:mod:`bot.core.conversation`: the state, what a
+   turn changes, what a new topic resets).
 
 Decisions worth knowing:
 
@@ -1085,7 +1086,9 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         out_of_range=tuple(out_of_range),
     )
 
-    # ---- follow-ups
+    # ---- follow-ups: the conversation's state decides (bot.core.conversation)
+    from bot.core import conversation
+
     last = context.last if context is not None else None
     if last is not None and intent not in (Intent.HELP, Intent.LIST):
         own_intent = bool(
@@ -1095,15 +1098,19 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             or _COMPARE_RE.search(masked)
             or list_hit
         )
-        opener = bool(_FOLLOWUP_OPENER_RE.search(norm))
-        strong_opener = bool(_FOLLOWUP_STRONG_RE.search(norm))
-        bare = (
-            not own_intent
-            and not model_mentions
-            and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus)
+        turn = conversation.Turn(
+            text=norm,
+            own_intent=own_intent,
+            opener=bool(_FOLLOWUP_OPENER_RE.search(norm)),
+            strong_opener=bool(_FOLLOWUP_STRONG_RE.search(norm)),
+            names_model=bool(model_mentions),
+            names_card=bool(gpu_mentions),
+            states_something=bool(
+                budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus
+            ),
+            count_stated=num_gpus is not None,
         )
-        if (not model_mentions and (opener or bare)) or (model_mentions and strong_opener):
-            q = _merge(last, q, num_gpus is not None)
+        q = conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
     return q
 
 
@@ -1167,51 +1174,3 @@ def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
 def _vram(matcher: Matcher, gid: str) -> str:
     v = getattr(matcher.entry("gpu", gid), "vram_gb", None)
     return f"{v:g}" if isinstance(v, int | float) else "?"
-
-
-def _merge(last: Query, new: Query, count_stated: bool) -> Query:
-    """A follow-up: the previous question, with what the new text states replaced."""
-    intent = last.intent
-    gpus = last.gpus
-    if new.gpus:
-        if last.intent is Intent.COMPARE and len(new.gpus) == 1:
-            gpus = tuple(dict.fromkeys(last.gpus + new.gpus))
-        else:
-            gpus = new.gpus
-        if last.intent is Intent.RECOMMEND and len(new.gpus) == 1 and (last.models or new.models):
-            intent = Intent.FIT
-        elif len(gpus) >= 2:
-            intent = Intent.COMPARE
-    if new.intent is Intent.COMPARE and len(gpus) >= 2:
-        intent = Intent.COMPARE
-    models = new.models or last.models
-    task, method = new.task or last.task, new.method or last.method
-    if new.method in (Method.LORA, Method.QLORA):
-        task = Task.FINETUNE
-    return replace(
-        new,
-        intent=intent,
-        models=models,
-        gpus=gpus,
-        budget_usd=new.budget_usd if new.budget_usd is not None else last.budget_usd,
-        task=task,
-        method=method,
-        precision=new.precision or last.precision,
-        batch_size=new.batch_size if new.batch_size is not None else last.batch_size,
-        seq_len=new.seq_len if new.seq_len is not None else last.seq_len,
-        num_gpus=new.num_gpus if count_stated else last.num_gpus,
-        parallelism=new.parallelism or last.parallelism,
-        optimizer=new.optimizer or last.optimizer,
-        grad_checkpointing=new.grad_checkpointing
-        if new.grad_checkpointing is not None
-        else last.grad_checkpointing,
-        fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
-        resolution=new.resolution if new.resolution is not None else last.resolution,
-        gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
-        offload=new.offload if new.offload is not None else last.offload,
-        list_kind=new.list_kind or last.list_kind,
-        pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
-        lora_targets=new.lora_targets or last.lora_targets,
-        price_question=new.price_question or last.price_question,
-        notes=new.notes + (note(NoteCode.FOLLOW_UP),),
-    )

@@ -81,6 +81,8 @@ class NoteCode(StrEnum):
     ENGINE_USED = "engine_used"  # engine: the engine the question names
     MULTI_CARD_SETUPS = "multi_card_setups"  # fmt, setups: [{card, n, gb (per card)}], fewest cards first
     RIG_USED = "rig_used"  # gpu (card id), name, count: answered on the user's saved rig
+    BUDGET_FOLLOW_UP = "budget_follow_up"  # usd, cheaper (bool): "cheaper?" moved the budget (conversation)
+    FILTER_UNKNOWN_FIELD = "filter_unknown_field"  # field: a filter on something the catalog lacks
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,7 @@ class Context:
 
     last: Query | None = None
     language: Lang | None = None  # the conversation's language; a follow-up keeps it unless the user switches
+    shown_usd: tuple[float, ...] = ()  # prices of the cards the last answer showed ("cheaper?"; conversation)
 
 
 @dataclass(frozen=True)

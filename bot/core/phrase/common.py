@@ -389,6 +389,9 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
             low=fmt.num(v.get("low", 0), L),
             high=fmt.num(v.get("high", 0), L),
         )
+    if c is NoteCode.BUDGET_FOLLOW_UP:  # "cheaper?" (bot.core.conversation)
+        key = "conv.cheaper" if v.get("cheaper") else "conv.pricier"
+        return t(L, key, usd=fmt.usd(float(v.get("usd") or 0), L))
     issue11 = _issue11_note(env, n, cards)
     if issue11 is not None:
         return issue11
