@@ -25,6 +25,7 @@ from bot.core.results import (
     CompareResult,
     DealResult,
     FailedResult,
+    FilterResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
@@ -205,6 +206,9 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     elif isinstance(result, DealResult):
         extra["deal"] = result.deal.to_json()
         basis_codes = ["prices_dated"]
+    elif isinstance(result, FilterResult):  # cards by spec (issue 10): what was applied, and the cards
+        extra.update(result.to_json())
+        basis_codes = ["specs_catalog", "prices_dated"]
     elif isinstance(result, CompareResult):
         comparison = tuple(
             replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
@@ -234,7 +238,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         if line and line not in ph.basis:
             ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
-    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
+    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
     details = [*parser_notes, *ph.details]
     suggestions = tuple(phrase_notes(env, q.suggestions))
     choices = q.choices if (suggestions or q.needs_clarification) else ()
@@ -388,6 +392,8 @@ def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
     ]
     if isinstance(result, RecommendResult | GeneralResult):
         items += [p.gpu for p in result.picks]
+    if isinstance(result, FilterResult):
+        items += list(result.gpus)
     out: list[str] = []
     for it in items:
         s = f"{it.name}: {it.source}"

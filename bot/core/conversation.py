@@ -230,8 +230,10 @@ def merge(
         if kept is not None and _budget_note(new) is None:
             notes.append(kept)  # the budget keeps its currency (the reply says ¥ again)
     if turn.cheaper or turn.pricier:
+        if intent is Intent.FILTER:  # cheaper than the dearest card listed, same filters
+            shown_usd = (max(shown_usd),) if shown_usd else ()
         budget, notes = _rebudget(last, new, turn, catalog, shown_usd, budget, notes)
-        intent = Intent.RECOMMEND
+        intent = Intent.FILTER if intent is Intent.FILTER else Intent.RECOMMEND
         gpus = ()
     return replace(
         new,
@@ -258,6 +260,7 @@ def merge(
         pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
         lora_targets=new.lora_targets or last.lora_targets,
         price_question=new.price_question or last.price_question,
+        card_filter=new.card_filter or last.card_filter,
         notes=(*notes, note(NoteCode.FOLLOW_UP)),
     )
 

@@ -671,7 +671,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _engine_ram_follow_up(q, context)
+        return _with_card_filter(_engine_ram_follow_up(q, context))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -1174,3 +1174,24 @@ def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
 def _vram(matcher: Matcher, gid: str) -> str:
     v = getattr(matcher.entry("gpu", gid), "vram_gb", None)
     return f"{v:g}" if isinstance(v, int | float) else "?"
+
+
+_FILTER_INTENTS = (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN, Intent.INFO, Intent.FIT, Intent.FILTER)
+
+
+def _with_card_filter(q: Query) -> Query:
+    """Constraints on the cards' specs with no model or card named: a filter question (issue 10)."""
+    from bot.core import filters
+
+    if q.models or q.intent not in _FILTER_INTENTS:
+        return q
+    follow = q.intent is Intent.FILTER and any(n.code is NoteCode.FOLLOW_UP for n in q.notes)
+    cf = filters.read(q.text + (" cards" if follow else ""))
+    if cf is None:
+        return q
+    if q.gpus and not follow:
+        return q
+    if follow and q.card_filter is not None:
+        cf = filters.combine(q.card_filter, cf)
+    extra = tuple(note(NoteCode.FILTER_UNKNOWN_FIELD, field=f) for f in cf.unknown)
+    return replace(q, intent=Intent.FILTER, gpus=(), card_filter=cf, notes=q.notes + extra)

@@ -416,6 +416,46 @@ class UnknownResult:
 
 
 @dataclass(frozen=True)
+class FilterResult:
+    """Cards that meet a question's constraints on specs (bot.core.filters), sorted; issue 10."""
+
+    filters: tuple[Any, ...]  # filters.Filter
+    unknown: tuple[str, ...]  # constraints on fields the catalog lacks ("slots", "cooler"): not applied
+    budget_usd: float | None
+    sort: str  # "price" | "tdp" | "vram"
+    gpus: tuple[GPU, ...] = ()  # the first few matches
+    total: int = 0  # how many matched
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "filters": [f.to_json() for f in self.filters]
+            + (
+                [{"field": "price_usd", "op": "<=", "value": self.budget_usd, "implied": False}]
+                if self.budget_usd is not None
+                else []
+            ),
+            "unknown_filters": list(self.unknown),
+            "sort": self.sort,
+            "matched": self.total,
+            "cards": [
+                {
+                    "gpu": g.id,
+                    "name": g.name,
+                    "vram_gb": g.vram_gb,
+                    "tdp_w": g.tdp_w,
+                    "bf16": g.bf16,
+                    "fp8": g.fp8,
+                    "memory_bandwidth_gbs": g.memory_bandwidth_gbs,
+                    "price_usd": g.price_usd,
+                    "price_date": g.price_date,
+                    "price_kind": g.price_kind,
+                }
+                for g in self.gpus
+            ],
+        }
+
+
+@dataclass(frozen=True)
 class AskBackResult:
     pass
 
@@ -599,4 +639,5 @@ Result = (
     | SpeedResult
     | TimeResult
     | ServeResult
+    | FilterResult
 )

@@ -122,6 +122,9 @@ class Intent(StrEnum):
     SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
     TIME = "time"  # time to train on a stated dataset
     SERVE = "serve"  # users a card serves at a context length
+    FILTER = (
+        "filter"  # cards by spec: "16GB+ cards below 700 euros", "low-power card under 150W" (filters.py)
+    )
 
 
 class Task(StrEnum):
@@ -249,6 +252,8 @@ class Query:
     # ("llama.cpp", "vllm": a catalog.engines id)
     system_ram_gb: float | None = None
     engine: str | None = None
+    # issue 10: constraints on the cards' specs ("16GB+", "under 150W", "bf16"): bot.core.filters.CardFilter
+    card_filter: Any = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from bot.core.results import (
     CompareResult,
     DealResult,
     FailedResult,
+    FilterResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
@@ -79,6 +80,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         out = prices.which_card(env, result)
     elif isinstance(result, FailedResult):
         out = Phrased(verdict=t(env.lang, "error.sorry"))
+    elif isinstance(result, FilterResult):  # issue 10
+        from bot.core.phrase.filters import filtered
+
+        out = filtered(env, result)
     elif isinstance(result, SpeedResult | TimeResult | ServeResult):
         from bot.core.phrase import speed as _speed_phrase  # issue 12
 
