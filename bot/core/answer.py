@@ -206,6 +206,8 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     elif isinstance(result, DealResult):
         extra["deal"] = result.deal.to_json()
         basis_codes = ["prices_dated"]
+    elif isinstance(result, InfoResult) and result.facts:  # the fact asked (issue 10)
+        extra["facts"] = [f.to_json() for f in result.facts]
     elif isinstance(result, FilterResult):  # cards by spec (issue 10): what was applied, and the cards
         extra.update(result.to_json())
         basis_codes = ["specs_catalog", "prices_dated"]

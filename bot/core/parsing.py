@@ -671,7 +671,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _with_card_filter(_engine_ram_follow_up(q, context))
+        return _with_fact(_with_card_filter(_engine_ram_follow_up(q, context)))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -1195,3 +1195,22 @@ def _with_card_filter(q: Query) -> Query:
         cf = filters.combine(q.card_filter, cf)
     extra = tuple(note(NoteCode.FILTER_UNKNOWN_FIELD, field=f) for f in cf.unknown)
     return replace(q, intent=Intent.FILTER, gpus=(), card_filter=cf, notes=q.notes + extra)
+
+
+def _with_fact(q: Query) -> Query:
+    """ "how many attention heads does mistral 7b have", "4090 tdp": one fact about one model or card is
+    an info question, not a buying list (bot.core.facts; issue 10)."""
+    from bot.core import facts
+
+    if q.budget_usd is not None or q.needs_clarification or bool(q.models) == bool(q.gpus):
+        return q
+    text = q.text.lower()
+    if q.models and q.intent in (Intent.RECOMMEND, Intent.UNKNOWN):
+        if _REC_STRONG_RE.search(text) or not facts.asked(text, True, False):
+            return q
+        return replace(q, intent=Intent.INFO)
+    if q.gpus and q.intent in (Intent.FIT, Intent.UNKNOWN):
+        if _FIT_STRONG_RE.search(text) or not facts.asked(text, False, True):
+            return q
+        return replace(q, intent=Intent.INFO)
+    return q

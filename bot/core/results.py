@@ -384,6 +384,32 @@ class ModelFacts:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One fact asked about a model or a card ("how many attention heads", "4090 tdp"); issue 10.
+
+    ``name`` is a fact code (bot.core.facts.FACTS); ``value`` a number, bool or string, None when
+    the catalog does not record it; ``unit`` "GB", "GB/s", "W", "TFLOPS", "tokens" or ""."""
+
+    name: str
+    subject: str  # model or card id
+    subject_name: str
+    value: Any
+    unit: str
+    source: str
+    extra: Any = None  # a second figure said with it (KV heads beside heads, memory type beside VRAM)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "subject": self.subject,
+            "value": self.value,
+            "unit": self.unit or None,
+            "extra": self.extra,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
 class InfoResult:
     gpus: tuple[GpuFacts, ...]
     models: tuple[ModelFacts, ...]
@@ -394,6 +420,7 @@ class InfoResult:
     cloud: tuple[
         tuple[Any, tuple[Any, ...]], ...
     ] = ()  # (GPU, prices.PriceQuote per provider kind) when asked
+    facts: tuple[Fact, ...] = ()  # issue 10: the one fact (or few) the question asked, said first
 
 
 @dataclass(frozen=True)

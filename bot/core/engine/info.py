@@ -47,12 +47,16 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
         from bot.core import prices
 
         cloud = tuple((g, prices.cloud_prices(cat, g.id)) for g in gpus[:2])
+    from bot.core import facts
+
+    asked = facts.asked(q.text.lower(), bool(models), bool(gpus))  # the one fact asked, said first
     return InfoResult(
         gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
         models=tuple(mfacts),
         price_first=bool(PRICE_QUESTION.search(q.text)) or bool(cloud),
         runs=runs,
         cloud=cloud,
+        facts=facts.values(asked, [mf.model for mf in mfacts], list(gpus)) if asked and not runs else (),
     )
 
 

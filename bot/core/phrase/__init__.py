@@ -63,6 +63,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         out = compare(env, result)
     elif isinstance(result, InfoResult):
         out = info(env, result)
+        if result.facts:  # the fact asked leads (issue 10)
+            from bot.core.phrase.facts import with_facts
+
+            out = with_facts(env, result, out)
     elif isinstance(result, ListResult):
         out = listing(env, result)
     elif isinstance(result, HelpResult):
