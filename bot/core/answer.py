@@ -285,6 +285,18 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
                 out.append(phrase)
+    elif q.gpus and q.intent not in (Intent.HELP, Intent.LIST):
+        # "rtx 10000 vs 4090": a card-like name beside a known card is said too, not dropped
+        from bot.core import specs_fallback
+        from bot.core.matching import get_matcher, normalize
+
+        matcher = get_matcher()
+        for phrase in specs_fallback.card_mentions(q.text):
+            norm = normalize(phrase)
+            if phrase in out or any(m.kind == "gpu" for m in matcher.mentions(norm, "gpu")):
+                continue
+            if specs_fallback.find_card(phrase) is None:
+                out.append(phrase)
     return out
 
 
