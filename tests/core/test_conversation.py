@@ -725,3 +725,13 @@ def test_conversation_cli_carries_context_line_to_line() -> None:
     assert rows[5]["intent"] == "fit" and rows[5]["models"] == ["llama-3-70b"]
     assert rows[6]["intent"] == "recommend" and rows[6]["budget_usd"] is not None
     assert all(r["conversation"]["state"]["language"] == r["language"] for r in rows)
+
+
+def test_discord_context_store_keeps_the_prices_shown() -> None:
+    from bot.discord_app.context_store import ContextStore
+
+    store = ContextStore(clock=lambda: 0.0)
+    q = _q(intent=Intent.RECOMMEND, models=("llama-3-8b",), budget_usd=1500.0)
+    store.put(1, 2, Context(last=q, shown_usd=(1268.0, 900.0)))
+    got = store.get(1, 2)
+    assert got is not None and got.shown_usd == (1268.0, 900.0) and got.last == q
