@@ -45,9 +45,21 @@ CHEAPER_RE = re.compile(
 )
 # "more budget", "if I spend more", "预算再高一点"
 PRICIER_RE = re.compile(
-    r"\bhigher budget\b|\bbigger budget\b|\bspend more\b|\bmore money\b|\bmore expensive\b|\bpricier\b|"
+    r"\bhigher budget\b|\bbigger budget\b|\bmore budget\b|\b(?:raise|increase|up) (?:the |my )?budget\b|"
+    r"\bspend more\b|\bmore money\b|\bmore expensive\b|\bpricier\b|"
     r"预算(?:再)?(?:高|多|加|提高)|多花",
     re.I,
+)
+# an amount said with "cheaper" / "more budget": "say 2000", "提高到8000", "to 1.5k"
+_AMOUNT_RE = re.compile(
+    r"(?:\bsay|\bto|\bof|\baround|\babout|到|至|为|成)\s*\$?\s*(\d{2,7}(?:,\d{3})*(?:\.\d+)?)\s*(k|千|万)?",
+    re.I | re.A,
+)
+_MULT = {"k": 1000.0, "K": 1000.0, "千": 1000.0, "万": 10000.0}
+# "8 of each", "two of each"
+_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "ten": 10, "sixteen": 16}
+_EACH_RE = re.compile(
+    r"\b(\d{1,3}|two|three|four|six|eight|ten|sixteen)\s+(?:of\s+)?each\b|各\s*(\d{1,3})\s*张", re.I | re.A
 )
 # a pronoun for the card (or cards) of the last question
 _REFERS_RE = re.compile(
@@ -137,6 +149,7 @@ class Turn:
     names_card: bool = False
     states_something: bool = False  # a budget, card, task, precision, method, batch, seq or count
     count_stated: bool = False
+    fit_words: bool = False  # "can it run", "will it fit", "能跑" (and no buying words)
 
     @property
     def refers(self) -> bool:
@@ -165,10 +178,15 @@ def is_follow_up(turn: Turn, last: Query | None) -> bool:
     if last is None:
         return False
     if turn.names_model:
-        return turn.strong_opener or (turn.refers and bool(last.gpus) and not turn.names_card)
+        if turn.strong_opener:
+            return True
+        # "can it run qwen 14b?" / "能跑qwen2.5 72b吗" after a question about one card: that card
+        return bool(last.gpus) and not turn.names_card and (turn.refers or turn.fit_words)
+    if turn.names_card and last.models and turn.fit_words:
+        return True  # "will it fit on a 4090?" after a question about a model
     if turn.opener:
         return True
-    if (turn.cheaper or turn.pricier) and not turn.own_intent:
+    if (turn.cheaper or turn.pricier) and not turn.own_intent and not turn.names_card:
         return True
     if turn.size_b is not None and last.models and not turn.own_intent:
         return True
@@ -179,7 +197,9 @@ def follow_up(
     last: Query | None, new: Query, turn: Turn, catalog: Any = None, shown_usd: tuple[float, ...] = ()
 ) -> Query:
     """``new`` merged with ``last`` when the turn follows it up; ``new`` unchanged otherwise."""
-    if last is None or new.intent in (Intent.HELP, Intent.LIST) or not is_follow_up(turn, last):
+    if last is None or new.intent is Intent.LIST or not is_follow_up(turn, last):
+        return new
+    if new.intent is Intent.HELP and not turn.states_something:
         return new
     return merge(last, new, turn, catalog, shown_usd)
 
@@ -224,12 +244,18 @@ def merge(
     )
     if intent is Intent.INFO and (workload_said or (models and gpus and (new.gpus or new.models))):
         intent = Intent.FIT  # after a spec sheet: "and for inference?", "what if I use 8-bit"
+    count = new.num_gpus if turn.count_stated else last.num_gpus
+    each = _EACH_RE.search(turn.text)
+    if each and not turn.count_stated:  # "what about with 8 of each"
+        raw = each.group(1) or each.group(2)
+        count = int(raw) if raw.isdigit() else _WORDS.get(raw.lower(), count)
+        workload_said = True
     budget = new.budget_usd if new.budget_usd is not None else last.budget_usd
     if new.budget_usd is None:
         kept = _budget_note(last)
         if kept is not None and _budget_note(new) is None:
             notes.append(kept)  # the budget keeps its currency (the reply says ¥ again)
-    if turn.cheaper or turn.pricier:
+    if (turn.cheaper or turn.pricier) and not new.gpus:  # "is the 4090 more expensive than ..." is not
         if intent is Intent.FILTER:  # cheaper than the dearest card listed, same filters
             shown_usd = (max(shown_usd),) if shown_usd else ()
         budget, notes = _rebudget(last, new, turn, catalog, shown_usd, budget, notes)
@@ -246,7 +272,7 @@ def merge(
         precision=new.precision or last.precision,
         batch_size=new.batch_size if new.batch_size is not None else last.batch_size,
         seq_len=new.seq_len if new.seq_len is not None else last.seq_len,
-        num_gpus=new.num_gpus if turn.count_stated else last.num_gpus,
+        num_gpus=max(1, min(count, 1024)),
         parallelism=new.parallelism or last.parallelism,
         optimizer=new.optimizer or last.optimizer,
         grad_checkpointing=new.grad_checkpointing
@@ -295,6 +321,15 @@ def same_family_size(catalog: Any, model_id: str, size_b: float) -> str | None:
         key = (round(gap, 2) + (0.5 if m.base_model else 0.0), months, mid)
         if best is None or key < best:
             best = key
+    if best is None:  # no such size in the family ("mistral 7b" -> 70b): a typical dense model of it
+        for mid, m in models.items():
+            if m.kind != "decoder" or m.base_model or not m.params:
+                continue
+            gap = abs(m.params / 1e9 - size_b) / size_b
+            if gap <= 0.15:
+                key = (round(gap, 2), -_month(m.release), mid)
+                if best is None or key < best:
+                    best = key
     return best[2] if best else None
 
 
@@ -327,6 +362,23 @@ def _rebudget(
     3/4 of its budget); "more budget": half again the budget (or above the cards shown)."""
     if new.budget_usd is not None:
         return new.budget_usd, notes  # "cheaper, under $500": the user said how much
+    conv = _budget_note(last)
+    said = _AMOUNT_RE.search(turn.text)
+    if said is not None:  # "more budget, say 2000", "预算提高到8000呢": that amount, in the budget's currency
+        amount = float(said.group(1).replace(",", "")) * _MULT.get(said.group(2) or "", 1.0)
+        rate = float(conv.values.get("rate") or 0) if conv is not None else 0.0
+        usd = round(amount * rate, 2) if rate else amount
+        if 0 < usd < 1e7:
+            out = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
+            if conv is not None and rate:
+                values = {
+                    **conv.values,
+                    "text": said.group(1) + (said.group(2) or ""),
+                    "amount": amount,
+                    "usd": usd,
+                }
+                out.append(note(NoteCode.BUDGET_CONVERTED, **values))
+            return usd, out
     ref: float | None = None
     if last.gpus and catalog is not None:
         prices = [
@@ -351,7 +403,6 @@ def _rebudget(
         new_budget = math.ceil(base * 1.5 / 10) * 10
     if new_budget <= 0 or not math.isfinite(new_budget):
         return budget, notes
-    conv = _budget_note(last)
     out = [n for n in notes if n.code is not NoteCode.BUDGET_CONVERTED]
     if conv is not None and budget:
         rate = float(conv.values.get("rate") or 0) or (budget / float(conv.values["amount"]))

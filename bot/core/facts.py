@@ -16,7 +16,7 @@ from bot.core.results import Fact
 
 __all__ = ["MODEL_FACTS", "CARD_FACTS", "asked", "values"]
 
-_I = re.I
+_I = re.I | re.A  # ASCII \b: "支持bf16的" still has word boundaries around "bf16"
 # model facts: code -> what asks for it (English, Chinese)
 MODEL_FACTS: dict[str, re.Pattern[str]] = {
     "kv_heads": re.compile(r"\bkv[\s-]?heads?\b|\bkey[\s-]value heads?\b|\bgqa\b|kv\s*头|kv\s*頭", _I),

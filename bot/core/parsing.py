@@ -248,7 +248,7 @@ _SEQ_RES = (
 _BATCH_RES = (
     _rx(
         r"\b(?:micro[\s-]?)?(?:mini[\s-]?)?batch(?:[\s_-]?size)?\s*(?:of|=|:|is|to|at)?\s*(\d+)\b|\bbs\s*(?:=|:|of)?\s*(\d+)\b"
-        r"|(?:批大小|批量|批次)\s*(\d+)"
+        r"|(?:批大小|批量|批次)\s*(?:改成|改为|改到|设为|设成|=)?\s*(\d+)"
     ),
     _rx(r"\b(\d+)\s*(?:samples|images|sequences)?\s*(?:per|a|each)\s*batch\b|\b(\d+)[\s-]*batch\b"),
 )
@@ -1090,7 +1090,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     from bot.core import conversation
 
     last = context.last if context is not None else None
-    if last is not None and intent not in (Intent.HELP, Intent.LIST):
+    if last is not None and intent is not Intent.LIST:  # HELP too: "seq 512?" masks to a bare "?"
         own_intent = bool(
             has_rec
             or _FIT_RE.search(masked)
@@ -1109,6 +1109,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
                 budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus
             ),
             count_stated=num_gpus is not None,
+            fit_words=bool(_FIT_STRONG_RE.search(masked)) and not has_rec,
         )
         q = conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
     return q
@@ -1116,7 +1117,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
 _MONEY_BEFORE_RE = _rx(
     r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?|"
-    r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多)\s*:?\s*$"
+    r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多|预算[^\d，,。]{1,6})\s*:?\s*$"
 )
 
 

@@ -562,6 +562,72 @@ CONVERSATIONS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
 ]
 
 
+CONVERSATIONS += [
+    (
+        "a bare setting that masks to '?' is still a follow-up",
+        [
+            ("bert-large finetune on a 2080 ti batch 16", {"batch_size": 16}),
+            ("seq 512?", {"intent": "fit", "seq_len": 512, "batch_size": 16, "fu": True}),
+            ("and batch 32", {"intent": "fit", "batch_size": 32, "seq_len": 512, "gpus": ["rtx-2080-ti"]}),
+        ],
+    ),
+    (
+        "more budget with an amount",
+        [
+            ("best card for yolov8m under $900", {"budget_usd": 900.0}),
+            ("more budget, say 2000", {"intent": "recommend", "budget_usd": 2000.0}),
+            ("and in fp32?", {"precision": "fp32", "budget_usd": 2000.0}),
+        ],
+    ),
+    (
+        "zh: raise the budget to an amount, in yuan",
+        [
+            ("训练resnet50用什么卡，预算4000", {"currency": "CNY"}),
+            (
+                "预算提高到8000呢",
+                {"intent": "recommend", "gpus": [], "budget_usd": 1170.4, "currency": "CNY"},
+            ),
+        ],
+    ),
+    (
+        "a size the family lacks: a typical model of that size",
+        [
+            ("recommend a gpu for mistral 7b, 700 euros", {"models": ["mistral-7b"]}),
+            ("same but 70b", {"intent": "recommend", "currency": "EUR"}),
+        ],
+    ),
+    (
+        "n of each",
+        [
+            ("a100 80gb vs h100 sxm for training gpt-2 xl", {"intent": "compare"}),
+            ("what about with 8 of each", {"intent": "compare", "num_gpus": 8}),
+        ],
+    ),
+    (
+        "model info then 'will it fit on a card'",
+        [
+            ("how big is qwen2.5 32b", {"intent": "info"}),
+            ("will it fit on a 4090?", {"intent": "fit", "models": ["qwen2.5-32b"], "gpus": ["rtx-4090"]}),
+        ],
+    ),
+    (
+        "zh card info then a model with no pronoun",
+        [
+            ("a6000显存多大", {"intent": "info"}),
+            ("能跑qwen2.5 72b int4吗", {"intent": "fit", "gpus": ["rtx-a6000"], "models": ["qwen2.5-72b"]}),
+        ],
+    ),
+    (
+        "zh batch changed with 改成",
+        [
+            ("3060 12g训练yolov8s，批大小32", {"batch_size": 32}),
+            ("批大小改成64呢", {"batch_size": 64, "fu": True}),
+            ("那4060 ti 16g呢", {"gpus": ["rtx-4060-ti-16gb"], "batch_size": 64}),
+        ],
+    ),
+]
+
+
 def _run(conv: list[tuple[str, dict[str, Any]]]) -> None:
     ctx = Context()
     prev_budget: float | None = None
