@@ -296,7 +296,8 @@ def carry(previous: Context | None, q: Query, language: Lang, shown_usd: tuple[f
     empty = q.intent is Intent.UNKNOWN and not q.models and not q.gpus and q.budget_usd is None
     if empty and previous is not None and previous.last is not None:
         return replace(previous, language=language)
-    return Context(last=q, language=language, shown_usd=shown_usd)
+    shown = tuple(x for x in shown_usd if math.isfinite(x) and x >= 0)
+    return Context(last=q, language=language, shown_usd=shown)
 
 
 def same_family_size(catalog: Any, model_id: str, size_b: float) -> str | None:

@@ -64,7 +64,8 @@ _LOW_POWER_RE = re.compile(
     re.I | re.A,
 )
 _BW_MIN_RE = re.compile(
-    r"(?:over|above|more than|at least|>=?|≥)\s*(\d+(?:\.\d+)?)\s*(tb/s|gb/s)|(\d+(?:\.\d+)?)\s*(tb/s|gb/s)\s*(?:\+|or more|以上)",
+    r"(?:over|above|more than|at least|>=?|≥)\s*(\d{1,5}(?:\.\d{1,3})?)\s*(tb/s|gb/s)"
+    r"|(?<![\d.])(\d{1,5}(?:\.\d{1,3})?)\s*(tb/s|gb/s)\s*(?:\+|or more|以上)",
     re.I | re.A,
 )
 _BF16_RE = re.compile(r"\bbf16\b|\bbfloat16?\b", re.I | re.A)
