@@ -291,10 +291,12 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
         from bot.core import specs_fallback
         from bot.core.matching import get_matcher, normalize
 
-        matcher = get_matcher()
+        named = " ".join(q.gpus)
         for phrase in specs_fallback.card_mentions(q.text):
-            norm = normalize(phrase)
-            if phrase in out or any(m.kind == "gpu" for m in matcher.mentions(norm, "gpu")):
+            digits = re.findall(r"\d+", phrase)
+            if phrase in out or (digits and all(d in named for d in digits)):
+                continue  # the card the question named ("rtx 3090" -> rtx-3090): cheap check first
+            if any(m.kind == "gpu" for m in get_matcher().mentions(normalize(phrase), "gpu")):
                 continue
             if specs_fallback.find_card(phrase) is None:
                 out.append(phrase)
