@@ -25,6 +25,7 @@ from bot.core.results import (
     CompareResult,
     DealResult,
     FailedResult,
+    FilterResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
@@ -92,8 +93,9 @@ def answer(
         last = context.last if context is not None else None
         picked = pick_choice(text, last.choices) if last is not None and last.choices else None
         read = picked.text if picked else text
-        q = parse(language.to_simplified(read), cat, context)
-        if read != q.text:
+        simplified = language.to_simplified(read)
+        q = parse(simplified, cat, context)
+        if read != q.text and q.text == simplified[: len(q.text)]:  # (a follow-up may add a card's name)
             q = replace(q, text=read)
         if cut:
             q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=limit)))
@@ -106,7 +108,29 @@ def answer(
         log.exception("answer failed for %r", q.text[:200])
         result = FailedResult()
         ph = phrase(result, q, env)
-    return _assemble(cat, q, result, ph, env)
+    ans = _assemble(cat, q, result, ph, env)
+    return _carried(ans, context)
+
+
+def _carried(ans: Answer, context: Context | None) -> Answer:
+    """The context the next turn sees (bot.core.conversation): the question answered and the prices
+    of the cards shown; a turn that understood nothing keeps the last question."""
+    from bot.core import conversation
+
+    shown = tuple(
+        float(p)
+        for p in [r.price_usd for r in ans.recommendations] + [c.price_usd for c in ans.comparison]
+        if p is not None
+    )
+    ctx = conversation.carry(context, ans.query, ans.language, shown)
+    extra = dict(ans.extra_json)
+    if context is not None:  # a conversation: what it knows after this turn (additive JSON)
+        state = conversation.state_of(ctx)
+        extra["conversation"] = {
+            "follow_up": any(n.code is NoteCode.FOLLOW_UP for n in ans.query.notes),
+            "state": state.to_json(),
+        }
+    return replace(ans, context=ctx, extra_json=extra)
 
 
 def _checked(q: Query) -> Query:
@@ -200,6 +224,11 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     elif isinstance(result, DealResult):
         extra["deal"] = result.deal.to_json()
         basis_codes = ["prices_dated"]
+    elif isinstance(result, InfoResult) and result.facts:  # the fact asked (issue 10)
+        extra["facts"] = [f.to_json() for f in result.facts]
+    elif isinstance(result, FilterResult):  # cards by spec (issue 10): what was applied, and the cards
+        extra.update(result.to_json())
+        basis_codes = ["specs_catalog", "prices_dated"]
     elif isinstance(result, CompareResult):
         comparison = tuple(
             replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
@@ -237,7 +266,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         if line and line not in ph.basis:
             ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
-    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details]
+    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
     details = [*parser_notes, *ph.details]
     suggestions = tuple(phrase_notes(env, q.suggestions))
     choices = q.choices if (suggestions or q.needs_clarification) else ()
@@ -309,6 +338,20 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
 
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
+                out.append(phrase)
+    elif q.gpus and q.intent not in (Intent.HELP, Intent.LIST):
+        # "rtx 10000 vs 4090": a card-like name beside a known card is said too, not dropped
+        from bot.core import specs_fallback
+        from bot.core.matching import get_matcher, normalize
+
+        named = " ".join(q.gpus)
+        for phrase in specs_fallback.card_mentions(q.text):
+            digits = re.findall(r"\d+", phrase)
+            if phrase in out or (digits and all(d in named for d in digits)):
+                continue  # the card the question named ("rtx 3090" -> rtx-3090): cheap check first
+            if any(m.kind == "gpu" for m in get_matcher().mentions(normalize(phrase), "gpu")):
+                continue
+            if specs_fallback.find_card(phrase) is None:
                 out.append(phrase)
     return out
 
@@ -419,6 +462,8 @@ def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
     ]
     if isinstance(result, RecommendResult | GeneralResult):
         items += [p.gpu for p in result.picks]
+    if isinstance(result, FilterResult):
+        items += list(result.gpus)
     out: list[str] = []
     for it in items:
         s = f"{it.name}: {it.source}"

@@ -15,7 +15,8 @@ it: a card number is never a budget, "8k context" is never $8,000):
 5. precision, task, method, and the few training knobs (optimizer, ...);
 6. intent from the entities found plus intent words (English and Chinese);
 7. variant families: ask back when the variant changes the answer;
-8. follow-ups merge with ``context.last``.
+8. follow-ups merge with ``context.last`` (:mod:`bot.core.conversation`: the state, what a
+   turn changes, what a new topic resets).
 
 Decisions worth knowing:
 
@@ -249,7 +250,7 @@ _SEQ_RES = (
 _BATCH_RES = (
     _rx(
         r"\b(?:micro[\s-]?)?(?:mini[\s-]?)?batch(?:[\s_-]?size)?\s*(?:of|=|:|is|to|at)?\s*(\d+)\b|\bbs\s*(?:=|:|of)?\s*(\d+)\b"
-        r"|(?:批大小|批量|批次)\s*(\d+)"
+        r"|(?:批大小|批量|批次)\s*(?:改成|改为|改到|设为|设成|=)?\s*(\d+)"
     ),
     _rx(r"\b(\d+)\s*(?:samples|images|sequences)?\s*(?:per|a|each)\s*batch\b|\b(\d+)[\s-]*batch\b"),
 )
@@ -723,7 +724,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _with_context(_engine_ram_follow_up(q, context), catalog)
+        return _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -1233,9 +1234,11 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         lambda mid: matcher.display_name("model", mid),
     )
 
-    # ---- follow-ups
+    # ---- follow-ups: the conversation's state decides (bot.core.conversation)
+    from bot.core import conversation
+
     last = context.last if context is not None else None
-    if last is not None and intent not in (Intent.HELP, Intent.LIST):
+    if last is not None and intent is not Intent.LIST:  # HELP too: "seq 512?" masks to a bare "?"
         own_intent = bool(
             has_rec
             or _FIT_RE.search(masked)
@@ -1243,23 +1246,34 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             or _COMPARE_RE.search(masked)
             or list_hit
         )
-        opener = bool(_FOLLOWUP_OPENER_RE.search(norm))
-        strong_opener = bool(_FOLLOWUP_STRONG_RE.search(norm))
-        bare = (
-            not own_intent
-            and not model_mentions
-            and (budgets or gpu_mentions or task or precision or method or batch or seq_len or num_gpus)
+        turn = conversation.Turn(
+            text=norm,
+            own_intent=own_intent,
+            opener=bool(_FOLLOWUP_OPENER_RE.search(norm)),
+            strong_opener=bool(_FOLLOWUP_STRONG_RE.search(norm)),
+            names_model=bool(model_mentions),
+            names_card=bool(gpu_mentions),
+            states_something=bool(
+                budgets
+                or gpu_mentions
+                or task
+                or precision
+                or method
+                or batch
+                or seq_len
+                or num_gpus
+                or kv_cache is not None  # "and with q8 kv cache?"
+            ),
+            count_stated=num_gpus is not None,
+            fit_words=bool(_FIT_STRONG_RE.search(masked)) and not has_rec,
         )
-        # "and with q8 kv cache?" is a follow-up too
-        bare = bare or (not own_intent and not model_mentions and kv_cache is not None)
-        if (not model_mentions and (opener or bare)) or (model_mentions and strong_opener):
-            q = _merge(last, q, num_gpus is not None)
+        q = conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
     return q
 
 
 _MONEY_BEFORE_RE = _rx(
     r"(?:\bunder|\bbelow|\bless than|\bmax(?:imum)?|\bup ?to|\bwithin|\bbudget(?:\s+(?:of|is|around|about|at))?|"
-    r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多)\s*:?\s*$"
+    r"<=?|\bat most|\bno more than|预算(?:是|为|有)?|不超过|最多|预算[^\d，,。]{1,6})\s*:?\s*$"
 )
 
 
@@ -1324,50 +1338,41 @@ def _vram(matcher: Matcher, gid: str) -> str:
     return f"{v:g}" if isinstance(v, int | float) else "?"
 
 
-def _merge(last: Query, new: Query, count_stated: bool) -> Query:
-    """A follow-up: the previous question, with what the new text states replaced."""
-    intent = last.intent
-    gpus = last.gpus
-    if new.gpus:
-        if last.intent is Intent.COMPARE and len(new.gpus) == 1:
-            gpus = tuple(dict.fromkeys(last.gpus + new.gpus))
-        else:
-            gpus = new.gpus
-        if last.intent is Intent.RECOMMEND and len(new.gpus) == 1 and (last.models or new.models):
-            intent = Intent.FIT
-        elif len(gpus) >= 2:
-            intent = Intent.COMPARE
-    if new.intent is Intent.COMPARE and len(gpus) >= 2:
-        intent = Intent.COMPARE
-    models = new.models or last.models
-    task, method = new.task or last.task, new.method or last.method
-    if new.method in (Method.LORA, Method.QLORA):
-        task = Task.FINETUNE
-    return replace(
-        new,
-        intent=intent,
-        models=models,
-        gpus=gpus,
-        budget_usd=new.budget_usd if new.budget_usd is not None else last.budget_usd,
-        task=task,
-        method=method,
-        precision=new.precision or last.precision,
-        batch_size=new.batch_size if new.batch_size is not None else last.batch_size,
-        seq_len=new.seq_len if new.seq_len is not None else last.seq_len,
-        num_gpus=new.num_gpus if count_stated else last.num_gpus,
-        parallelism=new.parallelism or last.parallelism,
-        optimizer=new.optimizer or last.optimizer,
-        grad_checkpointing=new.grad_checkpointing
-        if new.grad_checkpointing is not None
-        else last.grad_checkpointing,
-        fused_attention=new.fused_attention if new.fused_attention is not None else last.fused_attention,
-        resolution=new.resolution if new.resolution is not None else last.resolution,
-        gpu_counts=new.gpu_counts if new.gpus else last.gpu_counts,
-        offload=new.offload if new.offload is not None else last.offload,
-        list_kind=new.list_kind or last.list_kind,
-        pure_16bit=new.pure_16bit if new.pure_16bit is not None else last.pure_16bit,
-        lora_targets=new.lora_targets or last.lora_targets,
-        price_question=new.price_question or last.price_question,
-        kv_cache=new.kv_cache or last.kv_cache,
-        notes=new.notes + (note(NoteCode.FOLLOW_UP),),
-    )
+_FILTER_INTENTS = (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN, Intent.INFO, Intent.FIT, Intent.FILTER)
+
+
+def _with_card_filter(q: Query) -> Query:
+    """Constraints on the cards' specs with no model or card named: a filter question (issue 10)."""
+    from bot.core import filters
+
+    if q.models or q.intent not in _FILTER_INTENTS:
+        return q
+    follow = q.intent is Intent.FILTER and any(n.code is NoteCode.FOLLOW_UP for n in q.notes)
+    cf = filters.read(q.text + (" cards" if follow else ""))
+    if cf is None:
+        return q
+    if q.gpus and not follow:
+        return q
+    if follow and q.card_filter is not None:
+        cf = filters.combine(q.card_filter, cf)
+    extra = tuple(note(NoteCode.FILTER_UNKNOWN_FIELD, field=f) for f in cf.unknown)
+    return replace(q, intent=Intent.FILTER, gpus=(), card_filter=cf, notes=q.notes + extra)
+
+
+def _with_fact(q: Query) -> Query:
+    """ "how many attention heads does mistral 7b have", "4090 tdp": one fact about one model or card is
+    an info question, not a buying list (bot.core.facts; issue 10)."""
+    from bot.core import facts
+
+    if q.budget_usd is not None or q.needs_clarification or bool(q.models) == bool(q.gpus):
+        return q
+    text = q.text.lower()
+    if q.models and q.intent in (Intent.RECOMMEND, Intent.UNKNOWN):
+        if _REC_STRONG_RE.search(text) or not facts.asked(text, True, False):
+            return q
+        return replace(q, intent=Intent.INFO)
+    if q.gpus and q.intent in (Intent.FIT, Intent.UNKNOWN):
+        if _FIT_STRONG_RE.search(text) or not facts.asked(text, False, True):
+            return q
+        return replace(q, intent=Intent.INFO)
+    return q

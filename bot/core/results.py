@@ -433,6 +433,32 @@ class ModelFacts:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One fact asked about a model or a card ("how many attention heads", "4090 tdp"); issue 10.
+
+    ``name`` is a fact code (bot.core.facts.FACTS); ``value`` a number, bool or string, None when
+    the catalog does not record it; ``unit`` "GB", "GB/s", "W", "TFLOPS", "tokens" or ""."""
+
+    name: str
+    subject: str  # model or card id
+    subject_name: str
+    value: Any
+    unit: str
+    source: str
+    extra: Any = None  # a second figure said with it (KV heads beside heads, memory type beside VRAM)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "subject": self.subject,
+            "value": self.value,
+            "unit": self.unit or None,
+            "extra": self.extra,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
 class InfoResult:
     gpus: tuple[GpuFacts, ...]
     models: tuple[ModelFacts, ...]
@@ -443,6 +469,7 @@ class InfoResult:
     cloud: tuple[
         tuple[Any, tuple[Any, ...]], ...
     ] = ()  # (GPU, prices.PriceQuote per provider kind) when asked
+    facts: tuple[Fact, ...] = ()  # issue 10: the one fact (or few) the question asked, said first
 
 
 @dataclass(frozen=True)
@@ -462,6 +489,46 @@ class HelpResult:
 @dataclass(frozen=True)
 class UnknownResult:
     hint: str  # "generic" | "which_card_or_model" | "which_model" | "two_cards"
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    """Cards that meet a question's constraints on specs (bot.core.filters), sorted; issue 10."""
+
+    filters: tuple[Any, ...]  # filters.Filter
+    unknown: tuple[str, ...]  # constraints on fields the catalog lacks ("slots", "cooler"): not applied
+    budget_usd: float | None
+    sort: str  # "price" | "tdp" | "vram"
+    gpus: tuple[GPU, ...] = ()  # the first few matches
+    total: int = 0  # how many matched
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "filters": [f.to_json() for f in self.filters]
+            + (
+                [{"field": "price_usd", "op": "<=", "value": self.budget_usd, "implied": False}]
+                if self.budget_usd is not None
+                else []
+            ),
+            "unknown_filters": list(self.unknown),
+            "sort": self.sort,
+            "matched": self.total,
+            "cards": [
+                {
+                    "gpu": g.id,
+                    "name": g.name,
+                    "vram_gb": g.vram_gb,
+                    "tdp_w": g.tdp_w,
+                    "bf16": g.bf16,
+                    "fp8": g.fp8,
+                    "memory_bandwidth_gbs": g.memory_bandwidth_gbs,
+                    "price_usd": g.price_usd,
+                    "price_date": g.price_date,
+                    "price_kind": g.price_kind,
+                }
+                for g in self.gpus
+            ],
+        }
 
 
 @dataclass(frozen=True)
@@ -849,4 +916,5 @@ Result = (
     | ServeResult
     | ModelPicksResult
     | MultiResult
+    | FilterResult
 )

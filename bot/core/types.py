@@ -97,6 +97,8 @@ class NoteCode(StrEnum):
     NO_CLOUD = "no_cloud"  # cloud / rental options left out as asked
     QUOTED_PRICES_USED = "quoted_prices_used"  # gpus: cards priced at the user's quote
     MULTI_TRAIN = "multi_train"  # n, card_gb, pooled_gb, parallelism, stated, copy_gb, sharded_gb (per card)
+    BUDGET_FOLLOW_UP = "budget_follow_up"  # usd, cheaper (bool): "cheaper?" moved the budget (conversation)
+    FILTER_UNKNOWN_FIELD = "filter_unknown_field"  # field: a filter on something the catalog lacks
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,9 @@ class Intent(StrEnum):
     SPEED = "speed"  # tokens/s, s/image of a model on cards (issue 12)
     TIME = "time"  # time to train on a stated dataset
     SERVE = "serve"  # users a card serves at a context length
+    FILTER = (
+        "filter"  # cards by spec: "16GB+ cards below 700 euros", "low-power card under 150W" (filters.py)
+    )
 
 
 class Task(StrEnum):
@@ -270,6 +275,8 @@ class Query:
     # several cards (bot.core.understand_multi): each setup a tuple of (card id, count, used); more
     # than one setup = a choice between them, one setup with several card ids = a mixed machine
     setups: tuple[tuple[tuple[str, int, bool], ...], ...] = ()
+    # issue 10: constraints on the cards' specs ("16GB+", "under 150W", "bf16"): bot.core.filters.CardFilter
+    card_filter: Any = None
 
 
 @dataclass(frozen=True)
@@ -278,6 +285,7 @@ class Context:
 
     last: Query | None = None
     language: Lang | None = None  # the conversation's language; a follow-up keeps it unless the user switches
+    shown_usd: tuple[float, ...] = ()  # prices of the cards the last answer showed ("cheaper?"; conversation)
 
 
 @dataclass(frozen=True)

@@ -49,12 +49,15 @@ def context_bytes(query: Query, choices: CompactChoices | None) -> int:
 
 
 class _Stored:
-    __slots__ = ("query", "choices", "nbytes")
+    __slots__ = ("query", "choices", "nbytes", "shown_usd")
 
-    def __init__(self, query: Query, choices: CompactChoices | None) -> None:
+    def __init__(
+        self, query: Query, choices: CompactChoices | None, shown_usd: tuple[float, ...] = ()
+    ) -> None:
         self.query = query
         self.choices = choices
-        self.nbytes = context_bytes(query, choices)
+        self.shown_usd = shown_usd[:10]  # prices of the cards last shown ("cheaper?", bot.core.conversation)
+        self.nbytes = context_bytes(query, choices) + 8 * len(self.shown_usd)
 
 
 class ContextStore:
@@ -96,7 +99,7 @@ class ContextStore:
         q = entry.query
         if entry.choices is not None:
             q = replace(q, choices=entry.choices.choices())
-        return Context(last=q)
+        return Context(last=q, shown_usd=entry.shown_usd)
 
     def put(self, channel_id: int, user_id: int, context: Context) -> None:
         q = context.last
@@ -104,7 +107,7 @@ class ContextStore:
             self._data.pop((channel_id, user_id), None)
             return
         compact = CompactChoices(q.text, q.choices) if q.choices else None
-        entry = _Stored(replace(q, choices=()) if compact else q, compact)
+        entry = _Stored(replace(q, choices=()) if compact else q, compact, context.shown_usd)
         if entry.nbytes > self.max_bytes:
             self._data.pop((channel_id, user_id), None)
             return

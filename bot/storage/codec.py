@@ -100,7 +100,7 @@ def _decode_any(raw: Any) -> Any:
 
 # fields not stored: derived again from the question's text when needed (Query.price_question is
 # what the price reader made of the text; a follow-up re-reads its own)
-TRANSIENT_FIELDS = frozenset({"price_question"})
+TRANSIENT_FIELDS = frozenset({"price_question", "card_filter"})  # card_filter: bot.core.filters, re-read
 
 
 def _encode(value: Any) -> Any:

@@ -80,6 +80,7 @@ for _f in dataclasses.fields(Query):
     if "Note" in str(_f.type):
         _overrides[_f.name] = st.lists(notes, max_size=3).map(tuple)
 _overrides["price_question"] = st.none()  # transient: not stored (codec.TRANSIENT_FIELDS)
+_overrides["card_filter"] = st.none()  # transient too (issue 10 filters)
 queries = st.builds(
     Query,
     **{f.name: ... for f in dataclasses.fields(Query) if f.name not in _overrides},
@@ -87,8 +88,10 @@ queries = st.builds(
 )
 contexts = st.builds(
     Context,
-    **{f.name: ... for f in dataclasses.fields(Context) if f.name != "last"},
+    **{f.name: ... for f in dataclasses.fields(Context) if f.name not in ("last", "shown_usd")},
     last=st.none() | queries,
+    # prices shown (issue 10 conversation): finite, like every number the codec stores
+    shown_usd=st.lists(st.floats(min_value=0, max_value=1e7), max_size=3).map(tuple),
 )
 
 

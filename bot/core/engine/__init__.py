@@ -74,6 +74,10 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         return q, HelpResult(topic)
     if q.intent is Intent.LIST:
         return q, list_result(cat, q)
+    if q.intent is Intent.FILTER and q.card_filter is not None:  # cards by spec (issue 10)
+        from bot.core.engine.info import filter_result
+
+        return q, filter_result(cat, q)
     if q.intent is Intent.INFO:
         if not models and not gpus:
             return q, UnknownResult("which_card_or_model")

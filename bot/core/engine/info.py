@@ -11,7 +11,7 @@ from bot.core.names import is_uncurated
 from bot.core.results import GpuFacts, InfoResult, ListResult, ModelFacts
 from bot.core.types import Query, Task
 
-__all__ = ["info_result", "list_result", "PRICE_QUESTION"]
+__all__ = ["info_result", "list_result", "filter_result", "PRICE_QUESTION"]
 
 # "how much does renting an a100 cost per hour": the card's dated cloud prices lead the answer
 RENT_QUESTION = re.compile(r"\brent\w*|\bcloud\b|\bper hour\b|\ban hour\b|/h(?:r|our)?\b|租|云|每小时", re.I)
@@ -62,12 +62,16 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
         from bot.core import prices
 
         cloud = tuple((g, prices.cloud_prices(cat, g.id)) for g in gpus[:2])
+    from bot.core import facts
+
+    asked = facts.asked(q.text.lower(), bool(models), bool(gpus))  # the one fact asked, said first
     return InfoResult(
         gpus=tuple(GpuFacts(g, is_uncurated(g)) for g in gpus),
         models=tuple(mfacts),
         price_first=bool(PRICE_QUESTION.search(q.text)) or bool(cloud),
         runs=runs,
         cloud=cloud,
+        facts=facts.values(asked, [mf.model for mf in mfacts], list(gpus)) if asked and not runs else (),
     )
 
 
@@ -89,3 +93,25 @@ def list_result(cat: Catalog, q: Query) -> ListResult:
     if q.budget_usd is not None:
         cards.sort(key=lambda g: g.price_usd or 0)
     return ListResult(kind="gpus", budget_usd=q.budget_usd, gpus=tuple(cards), total=len(cat.gpus))
+
+
+#: how many matching cards a filter answer lists (the JSON's ``matched`` says how many there are)
+FILTER_SHOWN = 10
+
+
+def filter_result(cat: Catalog, q: Query) -> Any:
+    """Cards that meet the question's constraints on specs (bot.core.filters), within the budget."""
+    from bot.core import filters
+    from bot.core.results import FilterResult
+
+    cf = q.card_filter
+    # only a constraint the catalog cannot check ("single-slot cards"): no list that looks filtered
+    found = filters.apply(cat, cf, q.budget_usd) if cf.filters or q.budget_usd is not None else []
+    return FilterResult(
+        filters=cf.filters,
+        unknown=cf.unknown,
+        budget_usd=q.budget_usd,
+        sort=cf.sort,
+        gpus=tuple(found[:FILTER_SHOWN]),
+        total=len(found),
+    )

@@ -29,6 +29,7 @@ from bot.core.results import (
     CompareResult,
     DealResult,
     FailedResult,
+    FilterResult,
     FitAloneResult,
     FitResult,
     GeneralResult,
@@ -64,6 +65,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         out = compare(env, result)
     elif isinstance(result, InfoResult):
         out = info(env, result)
+        if result.facts:  # the fact asked leads (issue 10)
+            from bot.core.phrase.facts import with_facts
+
+            out = with_facts(env, result, out)
     elif isinstance(result, ListResult):
         out = listing(env, result)
     elif isinstance(result, HelpResult):
@@ -85,6 +90,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         from bot.core.phrase.picks import model_picks
 
         return model_picks(env, result)
+    elif isinstance(result, FilterResult):  # issue 10
+        from bot.core.phrase.filters import filtered
+
+        out = filtered(env, result)
     elif isinstance(result, SpeedResult | TimeResult | ServeResult):
         from bot.core.phrase import speed as _speed_phrase  # issue 12
 

@@ -422,6 +422,11 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         )
     if c is NoteCode.TRUNCATED:
         return t(L, "note.truncated", chars=fmt.num(v.get("chars", 0), L))
+    if c is NoteCode.FILTER_UNKNOWN_FIELD:  # a filter on a field the catalog lacks (issue 10)
+        return t(L, "filter.unknown_field", field=t(L, f"filter.field.{v.get('field')}"))
+    if c is NoteCode.BUDGET_FOLLOW_UP:  # "cheaper?" (bot.core.conversation)
+        key = "conv.cheaper" if v.get("cheaper") else "conv.pricier"
+        return t(L, key, usd=fmt.usd(float(v.get("usd") or 0), L))
     issue11 = _issue11_note(env, n, cards)
     if issue11 is not None:
         return issue11
