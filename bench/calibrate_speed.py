@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/calibrate_speed.py [--fit]
 
-Prints, per category (decode tokens/s, prefill tokens/s, diffusion images/s, CNN training
-images/s, LLM training tokens/s), the count, the share within 1.5x, and the median and worst
+Prints, per category (decode tokens/s, MoE decode tokens/s ("moe_decode": the MoE rows of
+speed-calibration.yaml), prefill tokens/s, diffusion images/s, CNN training images/s, LLM
+training tokens/s), the count, the share within 1.5x, and the median and worst
 ratio measured / modelled. ``--fit`` also prints the median of measured / modelled per
 category, which is how PREFILL_MFU and the diffusion constants were set.
 """

@@ -11,7 +11,10 @@ The models (all pure functions of the catalog's card and model facts):
   weights once plus the KV cache of the context so far, so
   ``tokens/s = efficiency x bandwidth / (weight bytes + KV bytes)``. The
   efficiency per memory kind and weight format is ``speed.DECODE_EFFICIENCY``
-  (fitted to the llama.cpp tables). MoE models read their active parameters.
+  (fitted to the llama.cpp tables). MoE models read their active parameters
+  and pay a fixed time per routed expert and layer (``MOE_EXPERT_CALL_S``:
+  routing and latency-bound per-expert GEMVs), fitted to the MoE rows of
+  ``speed-calibration.yaml``.
 - **batched decode** (vLLM-style continuous batching, n streams): one step
   reads the weights once and every stream's KV cache, and does ``2 x N_active``
   FLOPs per stream; the step takes the longer of the two (a roofline).
@@ -64,6 +67,8 @@ __all__ = [
     "decode",
     "batched_decode",
     "decode_offload",
+    "moe_token_overhead_s",
+    "MOE_EXPERT_CALL_S",
     "tensor_parallel_decode",
     "prefill",
     "training_tokens_per_s",
@@ -114,6 +119,17 @@ SERVE_COMPUTE_EFF = 0.5
 # carried Apple rows (llm-inference-apple.yaml, the Geerling tables): small models run far below
 # bandwidth / bytes there, large ones near it. CUDA cards show no such floor in the same tables.
 APPLE_TOKEN_OVERHEAD_S = 0.003
+
+# Mixture-of-experts decode (one stream): on top of the bytes read, every routed expert of every layer costs a
+# fixed time MOE_EXPERT_CALL_S (router, top-k, gather and a small latency-bound per-expert GEMV that cannot fill
+# the card's bandwidth: a Qwen3-30B-A3B expert is 3 x 2048 x 768 weights, under 1 MB at 4 bits). So
+# seconds/token += MOE_EXPERT_CALL_S x layers x experts_per_token (Qwen3-30B-A3B: 48 x 8 = 384 calls, gpt-oss-20b
+# 24 x 4 = 96, Mixtral 32 x 2 = 64), which bites on fast cards and hardly at all on slow ones, as measured.
+# Fitted (bench/calibrate_speed.py --fit, category "moe_decode") to the 12 rows of speed-calibration.yaml
+# "moe_decode" plus the 6 gpt-oss-20b Ollama rows of llm-inference-ollama-geerling.yaml: the clean llama-bench
+# RTX 5090 gpt-oss-20b run (362.6 tokens/s vs 452 from bandwidth alone) and vLLM's RTX 4090 Qwen3-30B-A3B TPOT
+# (4.94 ms vs 2.8 ms) both put it at 5.7 us per call; the value below is the grid optimum over all 18 rows.
+MOE_EXPERT_CALL_S = 6e-6
 
 # system RAM bandwidth a partial CPU offload reads the remaining layers at: estimate for a desktop with
 # dual-channel DDR5-5600 (89.6 GB/s peak) at the ~70% that streaming reads reach
@@ -329,10 +345,19 @@ def decode(
     seconds = bytes_per_token / (eff * gpu.memory_bandwidth_gbs * 1e9)
     if (gpu.vendor or "").lower() == "apple":
         seconds += APPLE_TOKEN_OVERHEAD_S
+    seconds += moe_token_overhead_s(model)
     value = 1.0 / seconds
     if num_gpus > 1:  # layer split: one stream visits the cards in turn, no speed-up (measured rows agree)
         value *= 0.95
     return Figure.banded(value, "decode", "modelled", unit, Engine.LLAMA_CPP)
+
+
+def moe_token_overhead_s(model: Model) -> float:
+    """Seconds per generated token a mixture-of-experts model spends beyond its bytes (``MOE_EXPERT_CALL_S``)."""
+    if model.kind != "moe-decoder" or not model.experts_per_token:
+        return 0.0
+    layers = model.layers or model.decoder_layers or 0
+    return MOE_EXPERT_CALL_S * layers * model.experts_per_token
 
 
 def decode_offload(
@@ -635,7 +660,7 @@ def serving(
 
 @dataclass(frozen=True)
 class CalPoint:
-    category: str  # decode | prefill | diffusion | cnn_training
+    category: str  # decode | moe_decode | prefill | diffusion | cnn_training
     model: str
     gpu: str
     precision: str
@@ -711,6 +736,27 @@ def calibration_points(catalog: Catalog) -> list[CalPoint]:
                             "prefill", mid, gid, str(s.get("precision")), float(v), pred, str(s.get("source"))
                         )
                     )
+    for row in raw.get("moe_decode", []) or []:
+        mid, gid = row.get("model"), row.get("gpu")
+        if mid in catalog.models and gid in catalog.gpus and row.get("tokens_per_s"):
+            pred = decode(
+                catalog.models[mid],
+                catalog.gpus[gid],
+                _prec(str(row.get("precision", "int4"))),
+                context=int(row.get("context") or 0),
+                awq=bool(row.get("awq")),
+            ).value
+            out.append(
+                CalPoint(
+                    "moe_decode",
+                    mid,
+                    gid,
+                    str(row.get("precision")),
+                    float(row["tokens_per_s"]),
+                    pred,
+                    str(row.get("source")),
+                )
+            )
     for row in raw.get("diffusion", []) or []:
         mid, gid = row.get("model"), row.get("gpu")
         if mid in catalog.models and gid in catalog.gpus:
