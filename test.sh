@@ -5,5 +5,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 bash scripts/bootstrap.sh dev
-.venv/bin/python -m pytest -m "not e2e" "$@"
-.venv/bin/python -m pytest -m e2e "$@"
+# two workers (the target machine has two cores); a test file stays on one worker, in order
+.venv/bin/python -m pytest -m "not e2e" -n 2 --dist loadfile "$@"
+.venv/bin/python -m pytest -m e2e -n 2 --dist loadfile "$@"
