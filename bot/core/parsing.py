@@ -915,6 +915,12 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     return replace(q, price_question=pq)
 
 
+#: a question about what a card costs (to rent or to buy): a card family's variants are all answered
+_PRICE_ASK_RE = _rx(
+    r"\b(?:rent(?:ing|al)?|cost|price[ds]?|per hour|an hour|/h(?:ou)?r)\b|租|价格|多少钱|报价"
+)
+
+
 def _unique(notes: list[Note]) -> tuple[Note, ...]:
     """The notes once each, in order: a name typed 200 times in one message is asked about
     once (a flood of repeated names once made 157 copies of three questions per query)."""
@@ -1088,6 +1094,14 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             chosen = mn.ids[0]
         elif kind == "gpu":
             default, differs = matcher.family_default(mn.ids, mn.preferred)
+            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and _PRICE_ASK_RE.search(masked):
+                # "how much does renting an a100 cost per hour": every variant's price answers it
+                # better than asking back which one (each is named in the answer)
+                for g in mn.ids:
+                    if g not in gpus:
+                        gpus.append(g)
+                        gpu_counts.append(1)
+                continue
             if differs and cares and not matcher.has_default(mn.ids):
                 clarify = True
                 family_name = _short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')

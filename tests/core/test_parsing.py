@@ -161,3 +161,12 @@ def test_a_name_repeated_in_one_message_is_asked_about_once() -> None:
     assert len(keys) == len(set(keys))
     assert {str(n.code) for n in q.suggestions} >= {"ask_gpu_variant", "ask_model"}
     assert len(q.suggestions) <= 4
+
+
+def test_a_rental_price_question_answers_every_variant_instead_of_asking_back() -> None:
+    # "renting an a100": the 40 GB and 80 GB cards rent at different prices; both are answered
+    q = parse("how much does renting an a100 cost per hour")
+    assert not q.needs_clarification and not q.choices
+    assert set(q.gpus) == {"a100-40gb", "a100-80gb"}
+    # a spec question about the family still asks which one
+    assert parse("a100 memory bandwidth").needs_clarification

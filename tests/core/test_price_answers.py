@@ -131,6 +131,6 @@ def test_names_it_does_not_know_are_said_back() -> None:
 
 def test_renting_a_card_by_the_hour_gives_its_dated_cloud_prices() -> None:
     a = answer("how much does renting an h100 cost per hour", catalog=CAT)
-    assert a.verdict.startswith("Renting a H100") and "/hour" in a.verdict and "$" in a.verdict
+    assert a.verdict.startswith("To rent the H100") and "/hour" in a.verdict and "$" in a.verdict
     zh = answer("租一张4090每小时多少钱", catalog=CAT)
     assert zh.verdict.startswith("租用 RTX 4090") and "每小时" in zh.verdict
