@@ -175,8 +175,16 @@ def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
 
 
 def _candidates(
-    catalog: Catalog, model: Model, w: Workload, need: int, price_of: Callable[[GPU], Any] | None = None
+    catalog: Catalog,
+    model: Model,
+    w: Workload,
+    need: int,
+    price_of: Callable[[GPU], Any] | None = None,
+    build: str | None = None,
+    tagged: Workload | None = None,
 ) -> list[Candidate]:
+    """Every catalog card as a candidate for ``w`` (``build`` / ``tagged``: the build and workload
+    each candidate carries, set here rather than copied in afterwards)."""
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
@@ -194,7 +202,7 @@ def _candidates(
         else:
             price = g.price_usd * w.num_gpus if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote))
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged))
     return out
 
 
@@ -225,20 +233,14 @@ def _build_candidates(
     if not all_builds:
         return w, _candidates(catalog, model, w, need, price_of)
     rel_w = builds.build_workload(model, w, all_builds[0])
-    rel = _candidates(catalog, model, rel_w, need, price_of)
-    q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     rid = all_builds[0].format_id
+    rel = _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
+    q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     if q4 is None:
-        return rel_w, [replace(c, build=rid, workload=rel_w) for c in rel]
+        return rel_w, rel
     q4_w = builds.build_workload(model, w, q4)
-    q4c = _candidates(catalog, model, q4_w, need, price_of)
-    out = [
-        replace(a, build=rid, workload=rel_w)
-        if a.fits or not b.fits
-        else replace(b, build=q4.format_id, workload=q4_w)
-        for a, b in zip(rel, q4c, strict=True)
-    ]
-    return rel_w, out
+    q4c = _candidates(catalog, model, q4_w, need, price_of, q4.format_id, q4_w)
+    return rel_w, [a if a.fits or not b.fits else b for a, b in zip(rel, q4c, strict=True)]
 
 
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
@@ -248,7 +250,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
     # a card that cannot run the asked precision is never a pick for it
-    cands = [c if _runs_precision(c.gpu, w, q) else replace(c, fits=False) for c in cands]
+    cands = [c if not c.fits or _runs_precision(c.gpu, w, q) else replace(c, fits=False) for c in cands]
     priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
