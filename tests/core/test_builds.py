@@ -245,3 +245,16 @@ def test_saying_the_ram_after_the_answer_asks_for_it_re_asks_with_it() -> None:
     assert po and po[0].values["enough"] is True and not _notes(b, NoteCode.ASK_SYSTEM_RAM)
     c = answer("what about 8k context", context=b.context, catalog=CAT)
     assert c.query.system_ram_gb == 64 and c.query.seq_len == 8192
+
+
+def test_gguf_builds_on_several_cards_are_a_layer_split_and_vllm_builds_tensor_parallel() -> None:
+    # two P40s and Qwen2.5 72B: the headline is Q4_K_M, a GGUF file llama.cpp runs with its
+    # default layer split (said as such); a stated "tensor parallel" is kept
+    import json
+
+    d = json.loads(json.dumps(answer("two P40s for Qwen2.5 72B").to_json()))
+    par = next(a for a in d["assumptions"] if a["name"] == "parallelism")
+    assert "gguf-q4_k_m" in [f["format"] for f in d["fit"] if f["fits"] is not False]
+    assert par["value"] == "pipeline" and not par["stated"]
+    stated = json.loads(json.dumps(answer("two P40s for Qwen2.5 72B with tensor parallel").to_json()))
+    assert next(a for a in stated["assumptions"] if a["name"] == "parallelism")["value"] == "tensor"

@@ -137,7 +137,19 @@ def build_workload(m: Model, w: Workload, b: Build) -> Workload:
             return replace(w, format_id=b.format_id)
         nf4 = fmt_prec == "nf4"
         return replace(w, precision=prec, nf4=nf4, format_id=b.format_id)
-    return replace(w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB)
+    par = w.parallelism
+    if (
+        b.format_id.startswith("gguf")
+        and w.num_gpus > 1
+        and par is Parallelism.TENSOR
+        and not w.parallelism_stated
+    ):
+        # llama.cpp, which runs GGUF files, splits the layers across the cards by default
+        # (--split-mode layer): the same memory per card as tensor parallel, said as what it is
+        par = Parallelism.PIPELINE
+    return replace(
+        w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB, parallelism=par
+    )
 
 
 def _fits(e: Estimate, vllm: bool) -> bool:
