@@ -49,6 +49,7 @@ from bot.core import money_read
 from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
+from bot.core.numerals import CN_DIGITS
 from bot.core.types import (
     Choice,
     Context,
@@ -337,19 +338,7 @@ def _num(s: str) -> float:
     return float(s.replace(",", ""))
 
 
-_CN_DIGITS = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_CN_DIGITS = CN_DIGITS  # bot.core.numerals: one table for every reader
 # Chinese amounts: 三万, 一万二 (12,000), 五千五 (5,500), 2万5 (25,000), 六千块钱, 四千以内
 _CN_AMOUNT_RE = re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(万|千)"

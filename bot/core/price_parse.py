@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
+from bot.core.numerals import CN_DIGITS
 from bot.core.parsing import _CJK_RE, _MULT, _NUM, _currencies, _is_money
 
 __all__ = [
@@ -55,20 +56,7 @@ def _rx(p: str) -> re.Pattern[str]:
     return re.compile(p, re.IGNORECASE)
 
 
-_CN_NUM = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "半": 0.5,
-}
+_CN_NUM: dict[str, float] = {**{k: v for k, v in CN_DIGITS.items() if v}, "十": 10, "半": 0.5}
 _EN_NUM = {
     "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "half a": 0.5,
