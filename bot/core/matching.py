@@ -541,8 +541,25 @@ class Matcher:
         fam = self._family_of.get(ids[0]) if ids else None
         return DEFAULT_VARIANTS.get(fam or "") in ids
 
+    def _spans_from(self, head: str) -> int:
+        """The most tokens a name starting with the token ``head`` can span: the longest key that
+        starts with it, or any length when it begins a key written without spaces ("rtx3090").
+        Most words begin no name, so most positions try one token instead of thirteen."""
+        heads = self.__dict__.get("_heads")
+        if heads is None:
+            longest: dict[str, int] = {}
+            for key in self._keys:
+                words = key.split(" ")
+                longest[words[0]] = max(longest.get(words[0], 1), len(words))
+            prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
+            heads = self.__dict__["_heads"] = (longest, prefixes)
+        longest, prefixes = heads
+        if head in prefixes:
+            return self._max_len + 1
+        return longest.get(head, 1)
+
     def _match_at(self, toks: Sequence[Token], i: int, kind: Kind) -> tuple[int, _Target] | None:
-        n_max = min(self._max_len + 1, len(toks) - i)
+        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(toks[i].text))
         for n in range(n_max, 0, -1):
             span = toks[i : i + n]
             key = " ".join(t.text for t in span)

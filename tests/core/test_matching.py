@@ -149,3 +149,31 @@ def test_autocomplete_ranks_prefix_matches_first() -> None:
 def test_get_matcher_is_cached_per_catalog() -> None:
     assert get_matcher(CAT) is get_matcher(CAT)
     assert isinstance(get_matcher(), Matcher)
+
+
+def test_pruned_name_search_reads_the_same_names_as_trying_every_span() -> None:
+    # _match_at tries only as many tokens as a name starting with that word can span; on these
+    # questions (names with and without spaces, typos, Chinese, long noise) it must find exactly
+    # what trying every span up to the longest name finds
+    from bot.core import matching
+    from bot.core.knowledge import get_catalog
+    from bot.core.parsing import parse
+
+    cat = get_catalog()
+    qs = [
+        "can a rtx3090 run llama 3.1 8b instruct",
+        "rtx 4060 ti 16gb vs rtx4070 super for stable diffusion xl",
+        "nvidia geforce rtx 5090 or a100 sxm4 80gb for qwen2.5 72b instruct awq",
+        "4090跑deepseek r1 distill qwen 32b",
+        "lamma 3 70b on two 3090s " + "and some unrelated words " * 10,
+        "m3 ultra 512gb deepseek-r1 q4_k_m",
+    ]
+    fast = [parse(q, cat) for q in qs]
+    orig = matching.Matcher._spans_from
+    try:
+        matching.Matcher._spans_from = lambda self, head: self._max_len + 1  # type: ignore[method-assign]
+        slow = [parse(q, cat) for q in qs]
+    finally:
+        matching.Matcher._spans_from = orig  # type: ignore[method-assign]
+    assert [(q.models, q.gpus) for q in fast] == [(q.models, q.gpus) for q in slow]
+    assert all(q.models or q.gpus for q in fast)
