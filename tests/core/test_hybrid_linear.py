@@ -92,7 +92,14 @@ def test_decode_reads_kv_of_the_attention_layers_only(cat):
 
 
 @pytest.mark.parametrize(
-    "text", ["qwen3-next", "qwen3 next 80b", "Qwen3-Next-80B-A3B-Instruct", "qwen3 next"]
+    "text",
+    [
+        "qwen3-next",
+        "qwen3 next 80b",
+        "Qwen3-Next-80B-A3B-Instruct",
+        "qwen3 next",
+        "qwen3-next-80b-a3b-thinking",
+    ],
 )
 def test_name_forms(cat, text):
     assert parse(f"can I run {text} on a 4090", cat).models == ("qwen3-next-80b-a3b",)
@@ -153,3 +160,18 @@ def test_linear_state_fields_are_validated(shipped, change, field):
     with pytest.raises(KnowledgeError) as info:
         _build_model("models.yaml", raw, 0)
     assert field in str(info.value)
+
+
+def test_jamba_caches_one_layer_in_eight_plus_its_mamba_state(cat):
+    m = cat.model("jamba-1.5-mini")
+    # ai21labs/AI21-Jamba-1.5-Mini config.json: 32 layers, attn_layer_period 8 -> 4 attention layers with
+    # 8 KV heads x 128: 4 x 131,072 x 2 x 8 x 128 x 2 bytes = 2.147 GB (plain, 32 layers: 17.18 GB)
+    kv = 4 * S128K * 2 * 8 * 128 * 2
+    # 28 Mamba layers: d_inner 8,192 x (d_state 16 + d_conv 4 - 1) = 155,648 values each -> 4,358,144
+    state = 28 * 8192 * (16 + 4 - 1)
+    assert m.linear_state_values == state
+    for s, want in ((S4K, 4 * S4K * 2 * 8 * 128 * 2), (S128K, kv)):
+        w = memory.resolve_workload(m, task=Task.INFERENCE, seq_len=s, engine="vllm")
+        # bf16 state in vLLM: 8.7 MB at every context
+        assert memory.estimate(m, None, workload=w).kv_cache == pytest.approx(want + state * 2)
+    assert kv / (32 * S128K * 2 * 8 * 128 * 2) == pytest.approx(1 / 8)
