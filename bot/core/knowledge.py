@@ -214,6 +214,10 @@ class Model:
     full_attention_layers: int | None = None
     sliding_window_full_in: tuple[str, ...] = ()
     attention_source: str | None = None
+    # hybrid linear-attention / state-space models (Qwen3-Next, Jamba): the values the other
+    # (layers - full_attention_layers) layers hold per sequence, a constant that does not grow with
+    # the context (recurrent state + convolution state, summed over those layers)
+    linear_state_values: int | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -368,6 +372,7 @@ UPPER_BOUNDS: dict[str, float] = {
     "kv_cache_dim": 1_000_000,
     "sliding_window": 100_000_000,
     "full_attention_layers": 10_000,
+    "linear_state_values": 100_000_000_000,
     "experts": 100_000,
     "experts_per_token": 100_000,
     "activation_mb_per_sample": 10_000_000,
@@ -736,6 +741,7 @@ _MODEL_FIELDS: dict[str, tuple[Checker, bool]] = {
     "full_attention_layers": (_nonneg_int, False),
     "sliding_window_full_in": (_str_list, False),
     "attention_source": (_str, False),
+    "linear_state_values": (_pos_int, False),
 }
 
 #: engines ``sliding_window_full_in`` may name (llama.cpp stands for its family: Ollama, LM Studio)
@@ -880,10 +886,24 @@ def _build_model(file: str, raw: Any, index: int) -> Model:
 
 def _check_attention(ctx: _Ctx, v: dict[str, Any]) -> None:
     """Sliding-window / local-global fields (issue 17): all or none, and consistent with the layers."""
-    keys = ("sliding_window", "full_attention_layers", "sliding_window_full_in", "attention_source")
+    keys = (
+        "sliding_window",
+        "full_attention_layers",
+        "sliding_window_full_in",
+        "attention_source",
+        "linear_state_values",
+    )
     if not any(k in v for k in keys):
         return
-    for k in ("sliding_window", "full_attention_layers", "attention_source"):
+    # a hybrid linear-attention / state-space model has no window: its other layers hold a state
+    linear = "linear_state_values" in v
+    if linear and ("sliding_window" in v or "sliding_window_full_in" in v):
+        raise ctx.fail(
+            "linear_state_values",
+            "a model's non-full layers are either sliding-window or linear/state-space, not both",
+        )
+    needed = ("full_attention_layers", "attention_source")
+    for k in needed if linear else ("sliding_window", *needed):
         if k not in v:
             raise ctx.fail(
                 k, "required with sliding_window / full_attention_layers (say where they come from)"
@@ -897,6 +917,8 @@ def _check_attention(ctx: _Ctx, v: dict[str, Any]) -> None:
             f"must be < layers ({layers}): with every layer global there is no sliding window, "
             f"got {v['full_attention_layers']}",
         )
+    if linear:
+        return
     if "max_seq_len" in v and v["sliding_window"] >= v["max_seq_len"]:
         raise ctx.fail(
             "sliding_window", f"must be < max_seq_len ({v['max_seq_len']}), got {v['sliding_window']}"

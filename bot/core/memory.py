@@ -34,7 +34,9 @@ the attention design (issue 17, ``kv_token_layers``): latent attention caches
 ``kv_cache_dim`` values (DeepSeek: 576) instead of 2*kv*d; local layers of a
 sliding-window model cache at most their window (vLLM's hybrid KV cache
 manager; llama.cpp window + n_ubatch 512) unless the engine is listed in the
-model's ``sliding_window_full_in``; a q8_0 / q4_0 / fp8 cache takes 8.5 / 4.5 /
+model's ``sliding_window_full_in``; the linear-attention / state-space layers of a
+hybrid model (Qwen3-Next's Gated DeltaNet, Jamba's Mamba) cache no tokens but hold a
+fixed state per sequence (``linear_state_bytes``); a q8_0 / q4_0 / fp8 cache takes 8.5 / 4.5 /
 8 bits per value (``bot.core.kv_cache``). llama.cpp (and any engine when none is
 named) computes a long prompt 512 tokens at a time, with a logits row each, so
 its working set stops growing past 512 tokens. ``max_context`` solves for the
@@ -121,6 +123,7 @@ __all__ = [
     "kv_token_layers",
     "kv_values_per_token_layer",
     "kv_bytes_per_token",
+    "linear_state_bytes",
 ]
 
 log = logging.getLogger(__name__)
@@ -825,6 +828,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
                 dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
                 kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
                 kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
+                kv += linear_state_bytes(m, w)  # constant per sequence: does not grow with s
                 if m.kind == "speech":
                     # cross-attention keys and values over the encoder's frames, per decoder layer,
                     # held for the whole decode (the encoder's own working set comes earlier and
@@ -1001,6 +1005,9 @@ def kv_token_layers(m: Model, w: Workload, s: int) -> float:
     """
     L = int(m.layers or 1)
     layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
+    if m.linear_state_values and m.full_attention_layers is not None:
+        # hybrid linear attention / state space: only the full-attention layers cache tokens
+        return float(m.full_attention_layers * s)
     if not m.sliding_window or m.full_attention_layers is None:
         return float(layers * s)
     llama = w.engine in LLAMA_CPP_FAMILY
@@ -1009,6 +1016,19 @@ def kv_token_layers(m: Model, w: Workload, s: int) -> float:
     window = m.sliding_window + (LLAMA_CPP_UBATCH if llama else 0)
     full = m.full_attention_layers
     return float(full * s + (layers - full) * min(s, window))
+
+
+def linear_state_bytes(m: Model, w: Workload) -> float:
+    """Bytes of the fixed state a hybrid model's linear-attention / state-space layers hold per
+    sequence (``linear_state_values``: recurrent + convolution state over those layers), at any
+    context. llama.cpp (and its family) keeps recurrent states in f32 (src/llama-model.cpp
+    create_memory: recurrent_type_k/v GGML_TYPE_F32); vLLM in the model's dtype unless
+    ``--mamba-ssm-cache-dtype`` says otherwise (vllm/model_executor/layers/mamba/mamba_utils.py
+    MambaStateDtypeCalculator: "auto" = model dtype; the KV cache's fp8 does not apply to it)."""
+    if not m.linear_state_values:
+        return 0.0
+    f32 = w.engine in LLAMA_CPP_FAMILY or w.precision is Precision.FP32
+    return float(m.linear_state_values) * (4.0 if f32 else 2.0)
 
 
 def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:

@@ -282,7 +282,10 @@ def kv_bytes_per_token(
     layers = model.layers or model.decoder_layers or 0
     if not layers:
         return 0.0
-    if context and model.sliding_window and model.full_attention_layers is not None:
+    if model.linear_state_values and model.full_attention_layers is not None:
+        # hybrid linear attention / state space: only the full-attention layers cache tokens
+        layers = model.full_attention_layers
+    elif context and model.sliding_window and model.full_attention_layers is not None:
         eng = "llama.cpp" if engine in ("llama.cpp", "ollama", "lm-studio", "") else engine
         if eng not in model.sliding_window_full_in:
             window = model.sliding_window + (512 if eng == "llama.cpp" else 0)
