@@ -334,3 +334,16 @@ def test_model_info_says_the_cache_by_attention_design(cat):
     assert "576 values" in d and "1/57" in d
     z = answer("介绍一下 gpt-oss 20b", catalog=cat).text
     assert "滑动窗口" in z and "50%" in z
+
+
+def test_a_longest_context_answer_does_not_claim_the_default_context() -> None:
+    # the context is what the answer solves for: neither the JSON assumptions nor the "Assumed"
+    # line say the 4,096-token default; an ordinary fit answer still says it
+    from bot.core.answer import answer as ask
+
+    r = ask("max context for llama 3.1 8b on a 4090")
+    assert "seq_len" not in [a["name"] for a in r.to_json()["assumptions"]]
+    assert "4,096-token context" not in r.text
+    f = ask("can a 4090 run llama 3.1 8b")
+    assert "seq_len" in [a["name"] for a in f.to_json()["assumptions"]]
+    assert "4,096-token context" in f.text

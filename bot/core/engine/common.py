@@ -29,7 +29,6 @@ def assumptions_for(
         Assumption(
             _A.OPTIMIZER, w.optimizer if trains and w.method is Method.FULL else None, q.optimizer is not None
         ),
-        Assumption(_A.SEQ_LEN, w.seq_len, q.seq_len is not None),
         Assumption(
             _A.BATCH_SIZE,
             batch if batch is not None else (w.batch_size or 1),
@@ -37,6 +36,8 @@ def assumptions_for(
         ),
         Assumption(_A.ATTENTION, "flash" if w.fused_attention else "eager", q.fused_attention is not None),
     ]
+    if not q.max_context:  # a longest-context answer solves for the context instead of assuming one
+        out.insert(4, Assumption(_A.SEQ_LEN, w.seq_len, q.seq_len is not None))
     if trains:
         out.append(Assumption(_A.GRAD_CHECKPOINTING, w.grad_checkpointing, q.grad_checkpointing is not None))
     if w.lora_rank:

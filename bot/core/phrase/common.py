@@ -170,8 +170,9 @@ def _precision_phrase(env: Env, w: Workload) -> str:
     return enum_word(env, "prec", p)
 
 
-def describe(env: Env, w: Workload) -> str:
-    """The workload in one line a user can correct in a follow-up."""
+def describe(env: Env, w: Workload, *, context: bool = True) -> str:
+    """The workload in one line a user can correct in a follow-up (``context``: say the context
+    length; a longest-context answer solves for it instead)."""
     L = env.lang
     parts: list[str] = []
     if w.task is Task.INFERENCE:
@@ -190,7 +191,8 @@ def describe(env: Env, w: Workload) -> str:
     if w.trains and (w.method is Method.FULL or w.optimizer is not Optimizer.ADAMW):
         parts.append(enum_word(env, "opt", w.optimizer))
     if w.seq_len and w.task is Task.INFERENCE:
-        parts.append(t(L, "ctx.context", seq=fmt.num(w.seq_len, L)))
+        if context:
+            parts.append(t(L, "ctx.context", seq=fmt.num(w.seq_len, L)))
     elif w.seq_len:
         parts.append(t(L, "wl.seq", seq=w.seq_len))
     if w.kv_cache and w.task is Task.INFERENCE:
@@ -244,7 +246,9 @@ def assumption_line(env: Env, w: Workload, m: Model | None, assumed: tuple[Assum
     if not w.fused_attention:
         extra += t(L, "assume.eager")
     hint = change_hint(env, w, m) if m is not None else ""
-    return t(L, "assume.line", desc=describe(env, w), extra=extra, hint=hint).rstrip()
+    # the engine leaves the context out of a longest-context answer's assumptions (it is solved for)
+    context = AssumptionName.TASK not in a or AssumptionName.SEQ_LEN in a
+    return t(L, "assume.line", desc=describe(env, w, context=context), extra=extra, hint=hint).rstrip()
 
 
 def change_hint(env: Env, w: Workload, m: Model) -> str:
