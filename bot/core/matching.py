@@ -340,6 +340,7 @@ class Matcher:
         self._max_len = 1
         self._by_sig: dict[tuple[str, ...], list[str]] | None = None
         self._build()
+        self._heads = self._name_heads()
 
     # ------------------------------------------------------------------ build
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
@@ -541,19 +542,21 @@ class Matcher:
         fam = self._family_of.get(ids[0]) if ids else None
         return DEFAULT_VARIANTS.get(fam or "") in ids
 
+    def _name_heads(self) -> tuple[dict[str, int], set[str]]:
+        """Per first word, the most words of a name starting with it; and every prefix of a name
+        written without spaces ("rtx3090"): what :meth:`_spans_from` reads."""
+        longest: dict[str, int] = {}
+        for key in self._keys:
+            words = key.split(" ")
+            longest[words[0]] = max(longest.get(words[0], 1), len(words))
+        prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
+        return longest, prefixes
+
     def _spans_from(self, head: str) -> int:
         """The most tokens a name starting with the token ``head`` can span: the longest key that
         starts with it, or any length when it begins a key written without spaces ("rtx3090").
         Most words begin no name, so most positions try one token instead of thirteen."""
-        heads = self.__dict__.get("_heads")
-        if heads is None:
-            longest: dict[str, int] = {}
-            for key in self._keys:
-                words = key.split(" ")
-                longest[words[0]] = max(longest.get(words[0], 1), len(words))
-            prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
-            heads = self.__dict__["_heads"] = (longest, prefixes)
-        longest, prefixes = heads
+        longest, prefixes = self._heads
         if head in prefixes:
             return self._max_len + 1
         return longest.get(head, 1)

@@ -904,10 +904,10 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     return replace(q, price_question=pq)
 
 
-#: a question about what a card costs (to rent or to buy): a card family's variants are all answered
-_PRICE_ASK_RE = _rx(
-    r"\b(?:rent(?:ing|al)?|cost|price[ds]?|per hour|an hour|/h(?:ou)?r)\b|租|价格|多少钱|报价"
-)
+def _asks_price(text: str) -> bool:
+    from bot.core.price_parse import asks_price  # price_parse reads this module's number patterns
+
+    return asks_price(text)
 
 
 def _unique(notes: list[Note]) -> tuple[Note, ...]:
@@ -1083,7 +1083,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             chosen = mn.ids[0]
         elif kind == "gpu":
             default, differs = matcher.family_default(mn.ids, mn.preferred)
-            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and _PRICE_ASK_RE.search(masked):
+            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and _asks_price(masked):
                 # "how much does renting an a100 cost per hour": every variant's price answers it
                 # better than asking back which one (each is named in the answer)
                 for g in mn.ids:

@@ -49,6 +49,9 @@ __all__ = [
     "is_deal_question",
     "is_job_cost",
     "parse_price_question",
+    "RENT_QUESTION",
+    "PRICE_QUESTION",
+    "asks_price",
 ]
 
 
@@ -155,6 +158,19 @@ _USED_RE = _rx(
     r"\bused\b|\bsecond[\s-]?hand\b|\bpre[\s-]?owned\b|\brefurb(?:ished)?\b|\bex[\s-]?mining\b|二手|矿卡|翻新"
 )
 _NEW_RE = _rx(r"\bbrand[\s-]?new\b|\bnew\b|\bsealed\b|\bretail\b|全新|新卡|新的")
+
+# "how much does renting an a100 cost per hour": a card's rental (cloud) price is asked
+RENT_QUESTION = _rx(r"\brent\w*|\bcloud\b|\bper hour\b|\ban hour\b|/h(?:r|our)?\b|租|云|每小时")
+# what a card costs: its prices lead an info answer
+PRICE_QUESTION = _rx(
+    r"\b(?:cost|costs|price|prices|priced|how much is|worth)\b|多少钱|价格|价钱|报价|多少錢|價格|價錢"
+)
+
+
+def asks_price(text: str) -> bool:
+    """The question asks what a card costs, to rent or to buy."""
+    return bool(RENT_QUESTION.search(text) or PRICE_QUESTION.search(text))
+
 
 _RENT_BUY_RE = _rx(
     r"\brent\s+or\s+(?:to\s+)?buy\b|\bbuy\s+or\s+(?:to\s+)?rent\b|\brent(?:ing)?\s+(?:vs\.?|versus|or)\s+(?:buy|own)(?:ing)?\b"

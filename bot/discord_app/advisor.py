@@ -68,7 +68,6 @@ __all__ = [
     "RateDecision",
     "Reply",
     "PriorityGate",
-    "StoreGate",
     "deliver",
     "rate_notice",
 ]
@@ -292,9 +291,6 @@ class PriorityGate:
             _, _, turn = heapq.heappop(heap)
             self._busy += 1
             turn.set_result(None)  # the slot passes to the next in line
-
-
-StoreGate = PriorityGate  # the name it had when it only guarded the database
 
 
 # -- sending with retries ------------------------------------------------------------

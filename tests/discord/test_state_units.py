@@ -211,9 +211,9 @@ def replace_ns(ns: SimpleNamespace, **kw: Any) -> SimpleNamespace:
 async def test_store_gate_lets_a_short_question_go_before_waiting_long_ones() -> None:
     import asyncio
 
-    from bot.discord_app.advisor import StoreGate
+    from bot.discord_app.advisor import PriorityGate
 
-    gate = StoreGate(1, delay_per_1000_chars_s=10.0)
+    gate = PriorityGate(1, delay_per_1000_chars_s=10.0)
     order: list[str] = []
     release = asyncio.Event()
 

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from bot.core import memory
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.names import is_uncurated
+from bot.core.price_parse import PRICE_QUESTION, RENT_QUESTION
 from bot.core.results import GpuFacts, InfoResult, ListResult, ModelFacts
 from bot.core.types import Query, Task
 
 __all__ = ["info_result", "list_result", "filter_result", "PRICE_QUESTION"]
-
-# "how much does renting an a100 cost per hour": the card's dated cloud prices lead the answer
-RENT_QUESTION = re.compile(r"\brent\w*|\bcloud\b|\bper hour\b|\ban hour\b|/h(?:r|our)?\b|租|云|每小时", re.I)
-PRICE_QUESTION = re.compile(
-    r"\b(?:cost|costs|price|prices|priced|how much is|worth)\b|多少钱|价格|价钱|多少錢|價格|價錢", re.I
-)
 
 
 def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> InfoResult:
