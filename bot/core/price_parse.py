@@ -29,7 +29,11 @@ from typing import Any
 
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.numerals import CN_DIGITS
-from bot.core.parsing import _CJK_RE, _MULT, _NUM, _currencies, _is_money
+from bot.core.understand.budgets import MULT as _MULT
+from bot.core.understand.budgets import currencies as _currencies
+from bot.core.understand.budgets import is_money as _is_money
+from bot.core.understand.text import CJK_RE as _CJK_RE
+from bot.core.understand.text import NUM as _NUM
 
 __all__ = [
     "Money",

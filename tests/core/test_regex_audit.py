@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 import bot
-from bot.core import parsing
 from bot.core.answer import answer
 from bot.core.knowledge import get_catalog
+from bot.core.understand import budgets
 
 N = 4000
 RATIO = 40  # the worst linear pattern here is ~12x the reference; the quadratic ones were 400x-4000x
@@ -96,7 +96,7 @@ def all_patterns() -> dict[str, re.Pattern[str]]:
         module = importlib.import_module(info.name)
         for attr, value in vars(module).items():
             _collect(value, f"{info.name}.{attr}", found)
-    cur = parsing._currencies(get_catalog())
+    cur = budgets.currencies(get_catalog())
     found["parsing currencies.pre"] = cur.pre
     found["parsing currencies.post"] = cur.post
     # inline patterns (re.finditer(r"...")) are compiled into re's cache when used: empty it

@@ -1,0 +1,242 @@
+"""The names found resolved: which card or model each mention means, and what to say about it.
+
+A mention of a family whose members differ in what the answer depends on ("a100": 40 or 80 GB)
+is asked back with choices when the question cares (fit, compare, info) and defaults otherwise,
+said in a note; a corrected typo is said with alternatives; "a 7b model" stands for a typical
+dense decoder of that size; a word that looks like a model name but matches nothing is said back
+("I don't know X"), never dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.matching import STOP_WORDS, Matcher, Mention, pick_model
+from bot.core.types import Choice, Intent, Note, NoteCode, note
+from bot.core.understand.text import rx as _rx
+
+__all__ = ["Names", "model_by_size", "resolve", "short_gpu"]
+
+
+@dataclass(slots=True)
+class Names:
+    """What the mentions resolved to, in the order typed; notes, ask-backs and choices to add."""
+
+    gpus: list[str] = field(default_factory=list)
+    gpu_counts: list[int] = field(default_factory=list)  # each card's own count ("2x 3090 vs 4090")
+    gpu_spans: list[tuple[int, int, str]] = field(default_factory=list)  # for bot.core.understand_multi
+    models: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    suggestions: list[Note] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+    clarify: bool = False
+
+
+def _asks_price(text: str) -> bool:
+    from bot.core.price_parse import asks_price  # price_parse reads the budget module's patterns
+
+    return asks_price(text)
+
+
+def resolve(
+    matcher: Matcher,
+    mentions: Sequence[Mention],
+    intent: Intent,
+    masked: str,
+    base_text: str,
+    per_card: dict[int, int],
+    size_model: tuple[str, float] | None,
+) -> Names:
+    """Each mention to one id (or an ask-back); ``base_text`` is the text the choices rewrite."""
+    r = Names()
+    notes, suggestions, choices = r.notes, r.suggestions, r.choices
+    gpus, gpu_counts, gpu_spans, models = r.gpus, r.gpu_counts, r.gpu_spans, r.models
+    clarify = False
+
+    def rewrite(mn: Mention, replacement: str) -> str:
+        return (base_text[: mn.start] + replacement + base_text[mn.end :]).strip()
+
+    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
+    for mn in mentions:
+        kind = mn.kind
+        chosen: str | None = None
+        if not mn.family:
+            chosen = mn.ids[0]
+        elif kind == "gpu":
+            default, differs = matcher.family_default(mn.ids, mn.preferred)
+            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and _asks_price(masked):
+                # "how much does renting an a100 cost per hour": every variant's price answers it
+                # better than asking back which one (each is named in the answer)
+                for g in mn.ids:
+                    if g not in gpus:
+                        gpus.append(g)
+                        gpu_counts.append(1)
+                continue
+            if differs and cares and not matcher.has_default(mn.ids):
+                clarify = True
+                family_name = short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
+                sizes = [_vram(matcher, g) for g in mn.ids]
+                suggestions.append(note(NoteCode.ASK_GPU_VARIANT, family=family_name, sizes=sizes))
+                for g in mn.ids:
+                    label = short_gpu(matcher.display_name("gpu", g))
+                    if f"{_vram(matcher, g)} gb" not in label.lower().replace("gb", " gb").replace("  ", " "):
+                        label = f"{label} {_vram(matcher, g)} GB"
+                    choices.append(Choice(label=label, text=rewrite(mn, label), id=g))
+            else:
+                chosen = default
+                also = [short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default]
+                notes.append(
+                    note(
+                        NoteCode.TOOK_GPU,
+                        typed=mn.text.strip(),
+                        chosen=short_gpu(matcher.display_name("gpu", default)),
+                        same_memory=not differs,
+                        also=also,
+                    )
+                )
+        else:
+            pick, why = pick_model(matcher, mn.ids)
+            if pick:
+                chosen = pick
+                others = [matcher.display_name("model", i) for i in mn.ids if i != pick]
+                notes.append(
+                    note(
+                        NoteCode.TOOK_MODEL,
+                        typed=mn.text.strip(),
+                        chosen=matcher.display_name("model", pick),
+                        same_size=why == "same size",
+                        others=others,
+                    )
+                )
+            else:
+                clarify = True
+                ask_ids = sorted(
+                    mn.ids,
+                    key=lambda i: str(getattr(matcher.entry("model", i), "release", "") or ""),
+                    reverse=True,
+                )[:5]
+                names = [matcher.display_name("model", i) for i in ask_ids]
+                suggestions.append(note(NoteCode.ASK_MODEL, typed=mn.text.strip(), names=names))
+                choices.extend(
+                    Choice(label=n[:80], text=rewrite(mn, n), id=i)
+                    for n, i in zip(names, ask_ids, strict=True)
+                )
+        if chosen is None:
+            continue
+        if kind == "model" and not mn.family and not mn.corrected:
+            alts = matcher.alternatives(mn.text)
+            if alts:
+                others = [matcher.display_name("model", i) for i in alts[:3]]
+                notes.append(
+                    note(
+                        NoteCode.TOOK_MODEL_ALSO,
+                        typed=mn.text.strip(),
+                        chosen=matcher.display_name("model", chosen),
+                        others=others,
+                    )
+                )
+        if mn.corrected:
+            typed = base_text[mn.start : mn.end].strip()
+            name = matcher.display_name(kind, chosen)
+            notes.append(note(NoteCode.CORRECTED, typed=typed, name=name))
+            near = matcher.suggest(typed, "gpu" if kind == "gpu" else "model", limit=3)
+            alt_ids = [chosen] + [m.id for m in near if m.id != chosen]
+            suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[name]))
+            for i in alt_ids[:3]:
+                n = matcher.display_name(kind, i)
+                choices.append(Choice(label=n[:80], text=rewrite(mn, n), id=i))
+        target = gpus if kind == "gpu" else models
+        if kind == "gpu":
+            gpu_spans.append((mn.start, mn.end, chosen))  # several cards: bot.core.understand_multi
+        if chosen not in target:
+            target.append(chosen)
+            if kind == "gpu":
+                gpu_counts.append(per_card.get(mn.start, 1))
+
+    # "a 7b model", "70B LLM": a typical dense decoder of that size stands in for it
+    if size_model is not None and not models:
+        mid, size = size_model
+        models.append(mid)
+        notes.append(note(NoteCode.SIZE_MODEL, size=size, name=matcher.display_name("model", mid)))
+
+    # unknown names that look like a model ("qwerty-llm-500b", "megatron-zeta 12b", "llama 5 400b"): say so
+    if not models:
+        for m in _UNKNOWN_MODEL_RE.finditer(masked):
+            word = m.group().strip()
+            head = word.split()[0].split("-")[0]
+            if head in STOP_WORDS or head in ("a", "an", "the", "my", "for", "of", "on", "with", "and"):
+                continue
+            if any(c.isdigit() for c in word) and not re.fullmatch(
+                r"(?:fp|bf|int|q|nf|sm)\d+|\d+[-_.]?bit", word, re.ASCII
+            ):
+                notes.append(note(NoteCode.UNKNOWN_NAME, word=word))
+                near = [x for x in matcher.suggest(word, "any", limit=3) if x.score >= 75]
+                if near:
+                    suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[x.name for x in near]))
+                break
+    r.clarify = clarify
+    return r
+
+
+_UNKNOWN_MODEL_RE = re.compile(
+    r"\b[a-z][a-z0-9]{0,30}(?:[-_.][a-z0-9]{1,30}){1,6}\b(?:\s\d{1,4}(?:\.\d)?b\b)?"
+    r"|\b[a-z][a-z0-9]{1,30}(?:\s\d{1,3})?\s\d{1,4}(?:\.\d)?b\b",
+    re.ASCII,
+)
+
+
+_SIZE_MODEL_RE = _rx(
+    r"\b(\d{1,3}(?:\.\d)?)\s?b(?:illion)?(?:[\s-]+(?:param(?:eter)?s?|dense))?[\s-]+(?:model|llm|language model|transformer)s?\b"
+    r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
+    # "13B QLoRA", "7b lora", "70b inference" (issue 10: compare verdicts for the workload asked)
+    r"|\b(\d{1,3}(?:\.\d)?)\s?b[\s-]+(?:q?lora|fine[\s-]?tun\w*|inference)\b"
+)
+
+
+def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
+    """ "a 7b model" -> the dense decoder whose size is nearest (within 15%), newest on ties."""
+    m = _SIZE_MODEL_RE.search(masked)
+    if m is None:
+        return None
+    size = float(m.group(1) or m.group(2) or m.group(3))
+    if not 0.1 <= size <= 1000:
+        return None
+    best: tuple[float, str, str] | None = None
+    for mid, model in catalog.models.items():
+        if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
+            continue  # fine-tunes / distills (base_model set) are not a typical model of a size
+        gap = abs(model.params / 1e9 - size) / size
+        key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
+        if gap <= 0.15 and (best is None or key < (best[0], best[1])):
+            best = (key[0], key[1], mid)  # type: ignore[assignment]
+    return (best[2], size) if best else None
+
+
+def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
+    """What the members' names share ("A100", "Tesla V100"), without form factor."""
+    names = [short_gpu(matcher.display_name("gpu", g)) for g in ids]
+    common = names[0].split()
+    for n in names[1:]:
+        w = n.split()
+        k = 0
+        while k < min(len(common), len(w)) and common[k] == w[k]:
+            k += 1
+        common = common[:k]
+    while len(common) > 1 and common[-1].lower().rstrip("0123456789") in ("sxm", "pcie", "pci"):
+        common = common[:-1]
+    return " ".join(common)
+
+
+def _vram(matcher: Matcher, gid: str) -> str:
+    v = getattr(matcher.entry("gpu", gid), "vram_gb", None)
+    return f"{v:g}" if isinstance(v, int | float) else "?"
+
+
+def short_gpu(name: str) -> str:
+    words = name.split()
+    while len(words) > 1 and words[0].lower() in ("nvidia", "geforce", "amd"):
+        words = words[1:]
+    return " ".join(words)

@@ -1,0 +1,196 @@
+"""Numbers about the workload: sequence length, image resolution, batch size and card counts.
+
+Each reader takes the masked question, returns its value and the text with what it read blanked;
+a value past what the engine accepts is reported in ``oor`` (:mod:`bot.core.limits`), never
+dropped silently ("batch 1000001", "1025x h100", "seq 10 million").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core.limits import OutOfRange, check_number
+from bot.core.matching import Mention
+from bot.core.understand.text import blank as _blank
+from bot.core.understand.text import rx as _rx
+
+__all__ = ["WORD_NUM", "batch", "counts", "out_of_range", "resolution", "seq_len"]
+
+# image side: "at 1024px", "768 pixels", "1024x1024", "1024×768"
+_RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
+# a side in pixels too small or too large to be one ("20000px"): reported, not used
+_RES_ODD_RE = _rx(r"\b(\d{1,2}|\d{5,9})\s*(?:px|pixels?)\b")
+
+_SEQ_RES = (
+    _rx(
+        r"\b(?:seq(?:uence)?|max)?[\s_-]*(?:len(?:gth)?|seq(?:uence)?)\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|\bcontext(?:[\s-](?:length|window|size|len))?\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|\bctx\s*(?:=|:)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
+        r"|(?:上下文|序列长度|长度)\s*(\d+(?:\.\d+)?)\s*(k)?"
+    ),
+    _rx(
+        r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(?<![0-9.])(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
+    ),
+)
+_BATCH_RES = (
+    _rx(
+        r"\b(?:micro[\s-]?)?(?:mini[\s-]?)?batch(?:[\s_-]?size)?\s*(?:of|=|:|is|to|at)?\s*(\d+)\b|\bbs\s*(?:=|:|of)?\s*(\d+)\b"
+        r"|(?:批大小|批量|批次)\s*(?:改成|改为|改到|设为|设成|=)?\s*(\d+)"
+    ),
+    _rx(r"\b(\d+)\s*(?:samples|images|sequences)?\s*(?:per|a|each)\s*batch\b|\b(\d+)[\s-]*batch\b"),
+)
+WORD_NUM = {
+    "one": 1,
+    "single": 1,
+    "two": 2,
+    "dual": 2,
+    "double": 2,
+    "pair": 2,
+    "three": 3,
+    "triple": 3,
+    "four": 4,
+    "quad": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "两": 2,
+    "二": 2,
+    "双": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "八": 8,
+    "十": 10,
+}
+_WORDS = r"one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight|ten|twelve|sixteen"
+_COUNT_BEFORE_RE = _rx(
+    r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,3})\s+(?:of\s+)?(?:the\s+)?|"
+    rf"\b(?:a\s+)?(pair) of\s+(?:the\s+)?|\b({_WORDS})(?:[\s-]+(?:of\s+)?(?:the\s+)?|\s*x\s*)|"
+    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块|个|卡)?\s*)$"
+)
+_COUNT_AFTER_RE = _rx(
+    r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
+)
+_COUNT_GPUS_RE = _rx(
+    rf"\b(\d{{1,4}}|{_WORDS})(?:\s*x)?[\s-]*(?:gpus?|cards?|graphics cards|of them|of those)\b|\bmulti[\s-]?gpu\b|"
+    r"(?<![\d.,])(\d{1,3}|[两二双三四五六八十])\s*(?:张|块)\s*(?:卡|显卡)?|双卡|四卡|八卡"
+)
+
+
+def seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
+    for rx in _SEQ_RES:
+        for m in rx.finditer(masked):
+            groups = [g for g in m.groups()]
+            for k in range(0, len(groups), 2):
+                if groups[k]:
+                    v = float(groups[k]) * (1024 if groups[k + 1] else 1)
+                    if v >= 16 or groups[k + 1]:
+                        bad = out_of_range("seq_len", v, m.group().strip())
+                        if bad is None:
+                            return int(v), _blank(masked, m.start(), m.end())
+                        if oor is not None:
+                            oor.append(bad)
+                        return None, _blank(masked, m.start(), m.end())
+    return None, masked
+
+
+def out_of_range(field: str, value: float, text: str) -> OutOfRange | None:
+    return check_number(field, value, text)
+
+
+def resolution(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
+    """Image side in pixels; a w x h pair becomes the side of the same pixel count."""
+    m = _RES_RE.search(masked)
+    if m is None:
+        odd = _RES_ODD_RE.search(masked)
+        if odd is not None and oor is not None:
+            bad = out_of_range("resolution", int(odd.group(1)), odd.group().strip())
+            if bad is not None:
+                oor.append(bad)
+                return None, _blank(masked, odd.start(), odd.end())
+        return None, masked
+    w = int(m.group(1))
+    h = int(m.group(2)) if m.group(2) else w
+    for side in (w, h):
+        bad = out_of_range("resolution", side, m.group().strip())
+        if bad is not None:
+            if oor is not None:
+                oor.append(bad)
+            return None, _blank(masked, m.start(), m.end())
+    return int(round((w * h) ** 0.5)), _blank(masked, m.start(), m.end())
+
+
+def batch(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
+    for rx in _BATCH_RES:
+        for m in rx.finditer(masked):
+            g = next((x for x in m.groups() if x), None)
+            if g is not None:
+                v = float(g) if len(g) > 18 else int(g)  # a 300-digit "batch" is not parsed as an int
+                bad = out_of_range("batch_size", v, m.group().strip())
+                if bad is None:
+                    return int(v), _blank(masked, m.start(), m.end())
+                if oor is not None:
+                    oor.append(bad)
+                return None, _blank(masked, m.start(), m.end())
+    return None, masked
+
+
+def counts(
+    masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int], oor: list[OutOfRange] | None = None
+) -> tuple[int | None, str]:
+    """The card count ("2x 3090", "two 4090s", "dual"), first one found; ``per`` gets each
+    card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090"."""
+    found: int | None = None
+    for mn in gpu_mentions:
+        head = masked[max(0, mn.start - 40) : mn.start]
+        m = _COUNT_BEFORE_RE.search(head)
+        if m:
+            raw = next((x for x in m.groups() if x), None)
+            if raw is not None:
+                v = WORD_NUM.get(raw) if not raw.isdigit() else int(raw)
+                # a bare number before a card is a count only when small ("8 h100s", not "2000 4090")
+                bare = m.group(2) is not None or (m.group(5) is not None and m.group(5).isdigit())
+                if v and 1 <= v <= (64 if bare else 1024):
+                    off = mn.start - len(head)
+                    masked = _blank(masked, off + m.start(), off + m.end())
+                    found = found or v
+                    per[mn.start] = v
+                    continue
+                if (
+                    v is not None and m.group(1) is not None and oor is not None
+                ):  # "2000x 4090": a count, absurd
+                    oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
+                    off = mn.start - len(head)
+                    masked = _blank(masked, off + m.start(), off + m.end())
+                    continue
+        tail = masked[mn.end : mn.end + 20]
+        m2 = _COUNT_AFTER_RE.search(tail)
+        if m2:
+            v = int(next(x for x in m2.groups() if x))
+            if 1 <= v <= 1024:
+                masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
+                found = found or v
+                per[mn.start] = v
+            elif oor is not None:  # "4090 x 0", "4090 x 2000"
+                oor.append(OutOfRange("num_gpus", m2.group().strip(), 1.0, 1024.0))
+                masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
+    if found is None:
+        m = _COUNT_GPUS_RE.search(masked)
+        if m and m.group(0) and not m.group(0).startswith("multi"):
+            raw = m.group(1) or m.group(2)
+            if raw is None:
+                raw = m.group(0)[0]
+            v = int(raw) if raw.isdigit() else WORD_NUM.get(raw)
+            money = any(c in "$€£¥₹₩" for c in masked[max(0, m.start() - 2) : m.start()])
+            if v and 1 <= v <= 64 and not money:
+                found = v
+                masked = _blank(masked, m.start(), m.end())
+            elif v is not None and (v < 1 or v > 1024) and not money and oor is not None:
+                oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
+                masked = _blank(masked, m.start(), m.end())
+    return found, masked
