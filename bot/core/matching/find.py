@@ -1,0 +1,234 @@
+"""Finding every card and model named in a question (see :mod:`bot.core.matching`, steps 2-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rapidfuzz import fuzz, process, utils
+
+from bot.core.matching.index import _FORM_FACTORS, WORD_CUTOFF, Mention, NameIndex, _compact_ok, _Target
+from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Kind, Token, tokenize, tokens
+
+__all__ = ["MentionFinder"]
+
+
+class MentionFinder(NameIndex):
+    """:meth:`mentions`: the names in a text, in order, with where each sits."""
+
+    def _match_at(self, toks: Sequence[Token], i: int, kind: Kind) -> tuple[int, _Target] | None:
+        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(toks[i].text))
+        for n in range(n_max, 0, -1):
+            span = toks[i : i + n]
+            key = " ".join(t.text for t in span)
+            t = self._keys.get(key)
+            if t is None and n > 1 and _compact_ok(span):
+                t = self._compact.get(key.replace(" ", "")) or None
+            if t is None and n == 1:
+                t = self._compact.get(key) or None
+            if t is not None and (kind == "any" or t.kind == kind):
+                return n, t
+        return None
+
+    def _correct(self, word: str) -> tuple[str, float] | None:
+        if len(word) < 4 or not word.isalpha() or word in STOP_WORDS or word in self._vocab:
+            return None
+        best = process.extractOne(
+            word,
+            self._vocab_list,
+            scorer=fuzz.ratio,
+            processor=utils.default_process,
+            score_cutoff=WORD_CUTOFF,
+        )
+        if best is None or best[0][0] != word[0]:
+            return None
+        return best[0], float(best[1])
+
+    def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
+        """Every card / model named in normalised text ``norm``, in order."""
+        if toks is None:
+            toks = tokenize(norm)
+        out = self._token_mentions(norm, kind, toks) if toks else []
+        if self._literals and not norm.isascii():
+            for lit, target in self._literals.items():
+                if kind not in ("any", target.kind):
+                    continue
+                k = norm.find(lit)
+                if k >= 0 and not any(m.start < k + len(lit) and k < m.end for m in out):
+                    out.append(Mention(target.kind, target.ids, k, k + len(lit), lit, exact=True))
+        out.sort(key=lambda m: m.start)
+        return out
+
+    def _token_mentions(self, norm: str, kind: Kind, toks: list[Token]) -> list[Mention]:
+        corrected: dict[int, tuple[str, str]] = {}
+        work: list[Token] = []
+        n_corr = 0
+        for idx, t in enumerate(toks):
+            if (
+                n_corr < 12
+                and t.text.isalpha()
+                and len(t.text) >= 4
+                and t.text not in self._vocab
+                and t.text not in STOP_WORDS
+            ):
+                c = self._correct(t.text)
+                n_corr += 1
+                if c is not None:
+                    corrected[idx] = (t.text, c[0])
+                    t = Token(c[0], t.start, t.end, t.spaced)
+            work.append(t)
+        out: list[Mention] = []
+        used = [False] * len(work)
+        i = 0
+        while i < len(work):
+            hit = self._match_at(work, i, kind)
+            if hit is None:
+                i += 1
+                continue
+            n, target = hit
+            j = i + n
+            ids = target.ids
+            family = target.family
+            start, end = work[i].start, work[j - 1].end
+            if family:
+                # a memory size next to the family name picks the member
+                picked = self._pick_by_memory(work, i, j, ids, used)
+                if picked is not None:
+                    gid, s2, e2, j2 = picked
+                    ids, family = (gid,), False
+                    start, end, j = min(start, s2), max(end, e2), max(j, j2)
+            for k in range(i, j):
+                used[k] = True
+            corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+            out.append(
+                Mention(
+                    target.kind,
+                    ids,
+                    start,
+                    end,
+                    norm[start:end],
+                    exact=not corr,
+                    family=family,
+                    corrected=corr,
+                    preferred=target.preferred,
+                )
+            )
+            i = j
+        if kind in ("model", "any"):
+            out.extend(self._partial_models(work, used, corrected, norm))
+        return out
+
+    def _pick_by_memory(
+        self, work: Sequence[Token], i: int, j: int, ids: Sequence[str], used: list[bool]
+    ) -> tuple[str, int, int, int] | None:
+        def member(num: str) -> str | None:
+            try:
+                v = float(num)
+            except ValueError:
+                return None
+            hits = [g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v]
+            return hits[0] if len(hits) == 1 else None
+
+        # after: "a100 80gb", "a100 with 80 gb", "4060 ti (16gb)"
+        for k in range(j, min(j + 3, len(work) - 1)):
+            if work[k].text[0].isdigit() and work[k + 1].text == "gb":
+                g = member(work[k].text)
+                if g:
+                    return g, work[k].start, work[k + 1].end, k + 2
+                break
+        # form factor after: "a100 sxm", "h100 pcie"
+        if j < len(work) and work[j].text in _FORM_FACTORS:
+            ff = work[j].text
+            hits = [g for g in ids if ff in tokens(str(getattr(self._gpus.get(g), "name", g)))]
+            if len(hits) == 1:
+                k = j + 1
+                if k < len(work) and work[k].text.isdigit() and len(work[k].text) == 1 and not work[k].spaced:
+                    k += 1  # "sxm4" -> "sxm" "4"
+                return hits[0], work[j].start, work[k - 1].end, k
+        # before: "16gb 4060 ti", "80 gb a100"
+        for k in range(i - 2, max(i - 5, -1), -1):
+            if k >= 0 and not used[k] and work[k].text[0].isdigit() and work[k + 1].text == "gb":
+                g = member(work[k].text)
+                if g:
+                    return g, work[k].start, work[k + 1].end, j
+                break
+        return None
+
+    def _partial_models(
+        self, work: Sequence[Token], used: list[bool], corrected: dict[int, tuple[str, str]], norm: str
+    ) -> list[Mention]:
+        out: list[Mention] = []
+        i = 0
+        while i < len(work):
+            w = work[i].text
+            if not used[i] and w not in self._model_tokens and w in self._rare_words:
+                # a distinctive inner word alone ("diffusion"): every model having it
+                rare = self._rare_words[w]
+                corr: tuple[tuple[str, str], ...] = (corrected[i],) if i in corrected else ()
+                t = work[i]
+                out.append(
+                    Mention(
+                        "model",
+                        rare,
+                        t.start,
+                        t.end,
+                        norm[t.start : t.end],
+                        exact=not corr,
+                        family=len(rare) > 1,
+                        partial=True,
+                        corrected=corr,
+                    )
+                )
+                used[i] = True
+                i += 1
+                continue
+            if used[i] or w not in self._model_tokens or not w[0].isalpha() or len(w) < 2:
+                i += 1
+                continue
+            j = i + 1
+            while j < len(work) and not used[j] and work[j].text in self._model_words and j - i < 6:
+                j += 1
+            words: list[str] = [t.text for t in work[i:j]]
+            # a common word alone ("stable", "large") names nothing
+            content = [x for x in words if x not in STOP_WORDS]
+            weak = words[0] in STOP_WORDS or words[0] in WEAK_HEADS
+            if not content or (weak and len(words) < 2) or all(x[0].isdigit() for x in content):
+                i += 1
+                continue
+            ids: list[str] | tuple[str, ...] = self._models_with(words)
+            while not ids and len(words) > 1 and not words[-1][0].isdigit():
+                words = words[:-1]  # drop trailing name words, never a number ("llama 9 99b" is no llama)
+                j -= 1
+                ids = self._models_with(words)
+            if not ids or (len(words) == 1 and weak):
+                i += 1
+                continue
+            start, end = work[i].start, work[j - 1].end
+            corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+            out.append(
+                Mention(
+                    "model",
+                    tuple(ids),
+                    start,
+                    end,
+                    norm[start:end],
+                    exact=not corr,
+                    family=len(ids) > 1,
+                    partial=True,
+                    corrected=corr,
+                )
+            )
+            for k in range(i, j):
+                used[k] = True
+            i = j
+        return out
+
+    def _models_with(self, words: Sequence[str]) -> list[str]:
+        need = set(words)
+        first = self._model_tokens.get(words[0], [])
+        ids: list[str] = []
+        for key_words, mid in first:
+            if need <= key_words and mid not in ids:
+                ids.append(mid)
+        # keep catalog order
+        order = {m: n for n, m in enumerate(self._models)}
+        return sorted(ids, key=lambda m: order.get(m, 0))

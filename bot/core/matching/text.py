@@ -1,0 +1,133 @@
+"""Normalising and tokenising question text for name matching (see :mod:`bot.core.matching`)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["STOP_WORDS", "WEAK_HEADS", "Kind", "Token", "normalize", "tokenize", "tokens"]
+
+Kind = Literal["gpu", "model", "any"]
+
+# Words never corrected to a catalog word and never starting a partial name.
+STOP_WORDS = frozenset(
+    """
+a about above after again against all also am an and any anything are around as ask at available be
+because been before being below best better between big biggest both but buy by can cant card cards
+cheap cheapest choose could currently cost costs did do does doing dollar dollars down each either
+enough even ever every fast faster fastest few fit fits fitting for from full get gets getting give go
+good got gpu gpus graphics great had has have having he help her here his how however i if im in
+into is it its ive just know large larger less like list lot make many max maximum me memory might
+min minimum mine model models more most much must my need needs new no nor not now of off old on
+one only or other our out over own per please price prices quick recommend recommended recommendation
+run running runs same say see serve serving should show small smaller so some spec specs speed
+still such suggest support supports take than thanks that the their them then there these they this
+those through to too train training tune tuning under up upto us use used using vram want wants
+was way we well were what whats when where which while who whom why will with within without
+work works would yes you your budget spend spending dollar bucks usd eur euro euros pounds yen
+batch size seq sequence length context tokens token precision half mixed single quant quantized
+quantization inference infer deploy deployment generate generation finetune finetuning fine tuned
+finetuned pretrain pretraining scratch lora qlora versus compare comparison difference vs better
+bit bits int fp bf float gb tb mb ram ti super between machine computer pc rig build setup home
+laptop desktop server cloud local locally buying purchase afford worth value performance perf tflops
+bandwidth power watts tdp how big large huge parameters params info information tell about image
+images video text language llm llms network networks neural deep learning ml ai project task tasks
+work job jobs dataset data hours days time times per second throughput latency samples sample
+amount two three four five six eight dual pair quad single multi multiple first second
+stable gptq awq gguf ggml exl2 nf4 int4 int8 fp16 bf16 fp8 fp32 bnb bitsandbytes vllm ollama tensorrt llamacpp
+onnx cuda rocm nvlink pcie sxm flash attention checkpointing optimizer adam adamw sgd fsdp deepspeed
+rent renting rented rental rentals lease leasing own owning owned sell selling resale resell deal
+deals bargain offer offers electricity kwh bill month months monthly year years yearly week weeks day
+daily hour hourly mini pro ultra warranty second-hand secondhand refurbished
+reason reasons reasoning robert shell coin coins conventional segment segments segmentation
+""".split()
+)
+
+# First words of model names that are also plain English: alone they name nothing
+# ("a transformer model", "attention mask"); with a second name word they do.
+WEAK_HEADS = frozenset(
+    {
+        "transformer",
+        "mask",
+        "style",
+        "conv",
+        "stable",
+        "black",
+        "meta",
+        "google",
+        "microsoft",
+        "openai",
+        "alex",
+        "big",
+        "mt",
+        "nemo",
+        "oss",
+        "deep",
+        "vaswani",
+        "fairseq",
+    }
+)
+
+_LLAMA_CPP = re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
+_TOKEN_CHUNK_RE = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+_PIECE_RE = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
+_GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # normalised token
+    start: int  # char offsets in the normalised text
+    end: int
+    spaced: bool  # separated from the previous token by whitespace
+
+
+def normalize(text: str) -> str:
+    """NFKC + lowercase, control characters to spaces; keeps the length when it can."""
+    t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
+    return "".join(" " if (c < " " or "\x7f" <= c <= "\x9f") else c for c in t)
+
+
+def _pieces(chunk: str) -> list[str]:
+    parts = _PIECE_RE.findall(chunk)
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        p = parts[i]
+        if len(p) == 1 and p.isalpha() and i + 1 < len(parts) and parts[i + 1][0].isdigit():
+            out.append(p + parts[i + 1])  # a100, l4, v3, b16, x7
+            i += 2
+            continue
+        out.append(p)
+        i += 1
+    return out
+
+
+def tokenize(norm: str, limit: int = 600) -> list[Token]:
+    """Tokens of already :func:`normalize`-d text, with offsets (at most ``limit``)."""
+    toks: list[Token] = []
+    prev_end = 0
+    for m in _TOKEN_CHUNK_RE.finditer(norm):
+        gap = norm[prev_end : m.start()]
+        spaced = any(c.isspace() for c in gap) or m.start() == 0
+        pos = m.start()
+        for p in _pieces(m.group()):
+            idx = norm.find(p, pos)
+            e = idx + len(p)
+            text = p
+            if text in _GB_WORDS and toks and toks[-1].text[0].isdigit():
+                text = "gb"
+            toks.append(Token(text, idx, e, spaced))
+            spaced = False
+            pos = e
+        prev_end = m.end()
+        if len(toks) >= limit:
+            break
+    return toks
+
+
+def tokens(text: str) -> list[str]:
+    """The normalised words of ``text`` (what keys are compared on)."""
+    return [t.text for t in tokenize(normalize(text))]
