@@ -293,9 +293,12 @@ def cjk_prefixed_amounts(text: str, symbols: dict[str, list[str]]) -> list[tuple
     """(amount, code, start, end) for a digit amount right after a Chinese currency word:
     "港币8000", "預算台幣 2 万" (the word may end a longer run: "预算港币8000")."""
     out: list[tuple[float, str, int, int]] = []
+    found = list(_CJK_SYMBOL_AMOUNT_RE.finditer(text))
+    if not found:
+        return out
     # words, not unit characters: "4块4090" is four 4090s, "块" only follows an amount
     symbols = {s: c for s, c in symbols.items() if len(s) >= 2 and not s.isascii() and s != "块钱"}
-    for m in _CJK_SYMBOL_AMOUNT_RE.finditer(text):
+    for m in found:
         run = m.group(1)
         code = next(
             (

@@ -253,9 +253,26 @@ _SENTENCE_BREAK_RE = re.compile(r"[.?!;。？！；]|\band\b|\bbut\b|,\s")
 # --------------------------------------------------------------------------- money
 
 
+# One question asks money(), quoted_prices(), price_filters() and kwh_price() of the same text:
+# the last text's cards and amounts are kept (one entry, so nothing carries to another question).
+_LAST_MENTIONS: tuple[tuple[str, int], list[Mention]] | None = None
+_LAST_MONEY: tuple[tuple[str, int], list[Money]] | None = None
+
+
 def money(text: str, catalog: Any = None) -> list[Money]:
     """Every amount with a currency in ``text`` (normalised), in order; bare numbers after a
     card mention ("a 3090 for 650") count as the default currency (USD; CNY in Chinese text)."""
+    global _LAST_MONEY
+    key = (text, id(get_matcher(catalog).catalog))
+    last = _LAST_MONEY
+    if last is not None and last[0] == key:
+        return list(last[1])
+    found = _money(text, catalog)
+    _LAST_MONEY = (key, found)
+    return list(found)
+
+
+def _money(text: str, catalog: Any) -> list[Money]:
     matcher = get_matcher(catalog)
     cat = matcher.catalog
     norm = normalize(text)
@@ -330,10 +347,17 @@ def money(text: str, catalog: Any = None) -> list[Money]:
 
 
 def _gpu_mentions(norm: str, catalog: Any) -> list[Mention]:
+    global _LAST_MENTIONS
     matcher = get_matcher(catalog)
+    key = (norm, id(matcher.catalog))
+    last = _LAST_MENTIONS
+    if last is not None and last[0] == key:
+        return list(last[1])
     cur = _currencies(matcher.catalog)
     ms = [m for m in matcher.mentions(norm, "gpu", tokenize(norm))]
-    return [m for m in ms if not _is_money(m, norm, cur)]
+    found = [m for m in ms if not _is_money(m, norm, cur)]
+    _LAST_MENTIONS = (key, found)
+    return list(found)
 
 
 def _condition_near(norm: str, start: int, end: int, others: Sequence[tuple[int, int]] = ()) -> str | None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = ["STOP_WORDS", "WEAK_HEADS", "Kind", "Token", "normalize", "tokenize", "tokens"]
 
@@ -76,8 +75,9 @@ _PIECE_RE = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One word of the question (a tuple: built for every word of every question)."""
+
     text: str  # normalised token
     start: int  # char offsets in the normalised text
     end: int
@@ -87,10 +87,15 @@ class Token:
 def normalize(text: str) -> str:
     """NFKC + lowercase, control characters to spaces; keeps the length when it can."""
     t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
-    return "".join(" " if (c < " " or "\x7f" <= c <= "\x9f") else c for c in t)
+    return t.translate(_CONTROL_TO_SPACE)
+
+
+_CONTROL_TO_SPACE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}
 
 
 def _pieces(chunk: str) -> list[str]:
+    if chunk.isalpha() or chunk.isdigit():
+        return [chunk]  # most words: one piece
     parts = _PIECE_RE.findall(chunk)
     out: list[str] = []
     i = 0
@@ -111,7 +116,7 @@ def tokenize(norm: str, limit: int = 600) -> list[Token]:
     prev_end = 0
     for m in _TOKEN_CHUNK_RE.finditer(norm):
         gap = norm[prev_end : m.start()]
-        spaced = any(c.isspace() for c in gap) or m.start() == 0
+        spaced = gap == " " or m.start() == 0 or any(c.isspace() for c in gap)
         pos = m.start()
         for p in _pieces(m.group()):
             idx = norm.find(p, pos)
