@@ -71,7 +71,8 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
+        q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
+        return _with_memory_card(q)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)
@@ -432,3 +433,32 @@ def _with_fact(q: Query) -> Query:
             return q
         return replace(q, intent=Intent.INFO)
     return q
+
+
+# a card named by its memory: "on a 16gb card", "my 8 gb gpu", "16gb of vram", "with 12gb", "12g显存"
+_MEMORY_CARD_RE = re.compile(
+    r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:vram|gpu|card|graphics card|显存|显卡|顯存|顯卡)"
+    r"|\b(?:on|with|have|got|own|my|in)\s+(?:a\s+|an\s+|my\s+|only\s+)?(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))",
+    re.I | re.ASCII,
+)
+
+
+def _with_memory_card(q: Query) -> Query:
+    """ "gpt-oss 20b mxfp4 on a 16gb card, ok?": a model and a card named by its memory only is
+    the question whether it fits that much memory, not a buying list (issue 10)."""
+    if (
+        not q.models
+        or q.gpus
+        or q.budget_usd is not None
+        or q.setups
+        or q.intent not in (Intent.RECOMMEND, Intent.FIT, Intent.UNKNOWN)
+        or q.needs_clarification
+    ):
+        return q
+    m = _MEMORY_CARD_RE.search(q.text)
+    if m is None or intent.REC_STRONG_RE.search(q.text.lower()):
+        return q
+    gb = float(m.group(1) or m.group(2))
+    if not 2 <= gb <= 512:
+        return q
+    return replace(q, intent=Intent.FIT, vram_gb=gb)

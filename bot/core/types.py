@@ -277,6 +277,9 @@ class Query:
     setups: tuple[tuple[tuple[str, int, bool], ...], ...] = ()
     # issue 10: constraints on the cards' specs ("16GB+", "under 150W", "bf16"): bot.core.filters.CardFilter
     card_filter: Any = None
+    # issue 10: a card named only by its memory ("on a 16gb card", "my 8gb gpu", "12g显存"): the
+    # question is whether the model fits a generic CUDA card of that size
+    vram_gb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -503,6 +506,7 @@ class Answer:
             "seq_len": q.seq_len,
             "kv_cache": q.kv_cache,  # issue 17: the KV-cache type asked (None = the model's 16 bits)
             "max_context": q.max_context,  # issue 17: the question asks for the longest context
+            "vram_gb": q.vram_gb,  # issue 10: a card named only by its memory ("on a 16gb card")
             "num_gpus": q.num_gpus,
             "gpu_counts": list(q.gpu_counts) or [q.num_gpus] * len(q.gpus),
             "fit": [f.to_json() for f in self.fit],

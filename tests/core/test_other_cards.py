@@ -70,3 +70,32 @@ def test_card_numbers_outside_the_catalog_are_not_budgets_or_counts() -> None:
 @pytest.mark.parametrize("text", ["l2 regularization for bert", "v3 of the model", "q4 quant of llama 3 8b"])
 def test_letters_and_digits_are_not_cards(text: str) -> None:
     assert specs_fallback.card_mentions(text) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "gb"),
+    [
+        ("gpt-oss 20b mxfp4 on a 16gb card, ok?", 16.0),
+        ("llama 3 8b on my 8gb gpu", 8.0),
+        ("qwen2.5 14b能在12g显存上跑吗", 12.0),
+        ("I have 24gb of vram, can I run gemma 3 27b", 24.0),
+    ],
+)
+def test_a_card_named_by_its_memory_is_a_fit_question(question: str, gb: float) -> None:
+    js = answer(question).to_json()
+    assert js["intent"] == "fit"
+    assert js["vram_gb"] == gb
+    assert js["fit"] and all(f["vram_gb"] == gb for f in js["fit"])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what gpu with 24gb for llama 3 8b",  # a buying question with a constraint
+        "llama 3 8b with 64gb ram",  # system RAM, not a card
+        "best card for llama 3 8b under $500, 16gb vram",  # a budget: recommendations
+    ],
+)
+def test_memory_that_is_not_the_card_asked_about_stays_a_recommendation(question: str) -> None:
+    js = answer(question).to_json()
+    assert js["intent"] != "fit" or js["vram_gb"] is None

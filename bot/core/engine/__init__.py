@@ -93,6 +93,12 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if gpus and models:
             return q, fit_result(cat, q, models, gpus)
         return q, UnknownResult("two_cards")
+    if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
+        from bot.core.engine import best
+
+        card = best.memory_card(cat, f"{q.vram_gb:g} GB")  # "on a 16gb card": a generic card that size
+        if card is not None:
+            return q, fit_result(cat, q, models, [card])
     if q.intent is Intent.FIT:
         if not models:
             if gpus:
