@@ -185,9 +185,11 @@ _PRICE_GATE = re.compile(
 )
 
 
-# "under 000", "under $", "budget of $": a budget whose digits the shell ate ("$1000" -> "000")
+# "under 000", "under ,000", "under $", "budget of $": a budget whose digits the shell ate ("$1000" -> "000",
+# "$1,000" -> ",000")
 _LOST_BUDGET_RE = re.compile(
-    r"\b(?:under|below|less than|budget(?: of)?|max|up to|within)\s+(?:\$\s*(?=$|[\s,.?!])|0{2,}\b)", re.I
+    r"\b(?:under|below|less than|budget(?: of)?|max|up to|within)\s+(?:\$\s*(?=$|[\s,.?!])|0{2,}\b|,\d{3}\b)",
+    re.I,
 )
 
 

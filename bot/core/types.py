@@ -107,7 +107,9 @@ class Note:
     values: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": str(self.code), **jsonable(self.values)}
+        # a value named "code" (a budget's currency) is written as "currency": "code" is the note's
+        values = jsonable({("currency" if k == "code" else k): v for k, v in self.values.items()})
+        return {**values, "code": str(self.code)}
 
 
 def note(code: NoteCode, /, **values: Any) -> Note:

@@ -51,7 +51,61 @@ _UNIT_AFTER_RE = _rx(
     r"^\s*(?:gb|g\b|tb|mb|w\b|watts?|b\b|m\b|%|x\b|tokens?|ms\b|hours?|steps|images?|fps|px|k\s*context)"
 )
 _WORD_GRAND_RE = _rx(r"\b(a|one|two|three|four|five|ten)\s+grand\b")
-_CUE_NUM_RE = _rx(_CUE_RE + r"\s*:?\s*" + r"(?<![a-z0-9.])" + _NUM + r"(?![a-z0-9.])")
+_CUE_NUM_RE = _rx(
+    _CUE_RE
+    + r"\s*:?\s*(?:(?:like|roughly|maybe|just|only)\s+)?"
+    + r"(?<![a-z0-9.])"
+    + _NUM
+    + r"(?![a-z0-9.])"
+)
+# amounts in English words before a currency word: "three hundred dollars", "fifteen hundred bucks"
+_EN_UNITS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+}
+_EN_TENS = {
+    w: 10 * n
+    for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    if n >= 2
+}
+_EN_WORD = "|".join([*_EN_UNITS, *_EN_TENS, "hundred", "thousand", "a"])
+_WORD_AMOUNT_RE = _rx(
+    # bounded repeats and gaps: a run of "a a a ..." costs a few steps per position, never the whole run
+    rf"\b((?:{_EN_WORD})(?:[\s-]{{1,3}}(?:and[\s-]{{1,3}})?(?:{_EN_WORD})){{0,6}})\s{{1,3}}"
+    r"(dollars?|bucks?|usd|euros?|eur|pounds?|quid|gbp)\b"
+)
+_WORD_CODES = {"euro": "EUR", "eur": "EUR", "pound": "GBP", "quid": "GBP", "gbp": "GBP"}
+
+
+def _word_amount(words: str) -> float | None:
+    """ "three hundred" -> 300, "fifteen hundred" -> 1500, "two thousand five hundred" -> 2500;
+    None without a hundred/thousand or a tens word ("one dollar" is not a budget)."""
+    total = current = 0
+    scaled = False
+    for w in re.split(r"[\s-]+", words):
+        if w in ("and", ""):
+            continue
+        if w == "a":
+            current = current or 1
+        elif w in _EN_UNITS:
+            current += _EN_UNITS[w]
+        elif w in _EN_TENS:
+            current += _EN_TENS[w]
+            scaled = True
+        elif w == "hundred":
+            current = (current or 1) * 100
+            scaled = True
+        elif w == "thousand":
+            total += (current or 1) * 1000
+            current = 0
+            scaled = True
+    value = total + current
+    return float(value) if scaled and value > 0 else None
+
+
 _BETWEEN_RE = _rx(r"\bbetween\s*$")
 _RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
 
@@ -214,6 +268,12 @@ def read(
             Budget(amount, cur.code(m.group("sym2"), cjk), m.group().strip(), m.start(), m.end(), True)
         )
         text = _blank(text, m.start(), m.end())
+    for m in _WORD_AMOUNT_RE.finditer(text):
+        value = _word_amount(m.group(1))
+        if value is not None:
+            code = _WORD_CODES.get(m.group(2).rstrip("s"), "USD")
+            out.append(Budget(value, code, m.group().strip(), m.start(), m.end(), True))
+            text = _blank(text, m.start(), m.end())
     for m in _WORD_GRAND_RE.finditer(text):
         n = {"a": 1, "one": 1}.get(m.group(1)) or _WORD_NUM.get(m.group(1), 1)
         out.append(Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
@@ -250,7 +310,7 @@ def read(
         if _UNIT_AFTER_RE.match(text[m.end() :]):
             continue
         v = _num(m.group(1))
-        cue = m.group()[: m.start(1) - m.start()].strip()
+        cue = m.group()[: m.start(1) - m.start()].split()[0] if m.start(1) > m.start() else ""
         if v < 20 or (cue in ("for", "have", "got", "about", "around") and v < 100):
             continue
         code = "CNY" if (cjk and "CNY" in cur.table) else "USD"

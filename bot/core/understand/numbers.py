@@ -21,17 +21,49 @@ _RES_RE = _rx(r"\b(\d{3,4})\s*(?:px\b|pixels?\b|[x×*]\s*(\d{3,4})\b)")
 # a side in pixels too small or too large to be one ("20000px"): reported, not used
 _RES_ODD_RE = _rx(r"\b(\d{1,2}|\d{5,9})\s*(?:px|pixels?)\b")
 
+# a multiple after the number: "8k" tokens are 8,192; "10 million", "1m"; 万 and 亿 in Chinese
+_SEQ_UNIT = r"(k|m(?:il(?:lion)?)?\b|million|万|亿)?"
+_CN_NUM = r"([一二两三四五六七八九十]{1,3})\s*(千|万|亿)"
 _SEQ_RES = (
     _rx(
-        r"\b(?:seq(?:uence)?|max)?[\s_-]*(?:len(?:gth)?|seq(?:uence)?)\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
-        r"|\bcontext(?:[\s-](?:length|window|size|len))?\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
-        r"|\bctx\s*(?:=|:)?\s*(\d+(?:\.\d+)?)\s*(k)?\b"
-        r"|(?:上下文|序列长度|长度)\s*(\d+(?:\.\d+)?)\s*(k)?"
+        r"\b(?:seq(?:uence)?|max)?[\s_-]*(?:len(?:gth)?|seq(?:uence)?)\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*"
+        + _SEQ_UNIT
+        + r"\b"
+        r"|\bcontext(?:[\s-](?:length|window|size|len))?\s*(?:of|=|:|is|to)?\s*(\d+(?:\.\d+)?)\s*"
+        + _SEQ_UNIT
+        + r"\b"
+        r"|\bctx\s*(?:=|:)?\s*(\d+(?:\.\d+)?)\s*" + _SEQ_UNIT + r"\b"
+        r"|(?:上下文|序列长度|長度|长度)\s*(\d+(?:\.\d+)?)\s*"
+        + _SEQ_UNIT
+        + r"|(?:上下文|序列长度|長度|长度)\s*"
+        + _CN_NUM
     ),
     _rx(
         r"\b(\d+(?:\.\d+)?)\s*(k)?[\s-]*(?:tokens?|toks?|ctx|context|seq(?:uence)?s?(?: length)?)\b|(?<![0-9.])(\d+(?:\.\d+)?)\s*(k)?\s*(?:上下文|token)"
     ),
 )
+_SEQ_MULT = {"k": 1024.0, "m": 1e6, "mil": 1e6, "million": 1e6, "千": 1000.0, "万": 1e4, "亿": 1e8}
+
+
+def _seq_value(num: str, unit: str | None) -> float:
+    """ "8" + "k" -> 8,192; "10" + "million" -> 10,000,000; "一" + "亿" -> 100,000,000."""
+    if num[0].isdigit():
+        base = float(num)
+    else:
+        base = float(_cn_small(num))
+    return base * _SEQ_MULT.get(unit or "", 1.0)
+
+
+def _cn_small(s: str) -> int:
+    """一..九十九 written in Chinese digits."""
+    from bot.core.numerals import CN_DIGITS
+
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        return (CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (CN_DIGITS.get(ones, 0) if ones else 0)
+    return CN_DIGITS.get(s, 0) if len(s) == 1 else 0
+
+
 _BATCH_RES = (
     _rx(
         r"\b(?:micro[\s-]?)?(?:mini[\s-]?)?batch(?:[\s_-]?size)?\s*(?:of|=|:|is|to|at)?\s*(\d+)\b|\bbs\s*(?:=|:|of)?\s*(\d+)\b"
@@ -71,7 +103,7 @@ _WORDS = r"one|single|two|dual|double|three|triple|four|quad|five|six|seven|eigh
 _COUNT_BEFORE_RE = _rx(
     r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,3})\s+(?:of\s+)?(?:the\s+)?|"
     rf"\b(?:a\s+)?(pair) of\s+(?:the\s+)?|\b({_WORDS})(?:[\s-]+(?:of\s+)?(?:the\s+)?|\s*x\s*)|"
-    r"(\d{1,3}|[两二双三四五六八十])\s*(?:张|块|个|卡)?\s*)$"
+    r"(\d{1,9}|[两二双三四五六八十])\s*(张|块|个|卡)?\s*)$"
 )
 _COUNT_AFTER_RE = _rx(
     r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
@@ -88,7 +120,7 @@ def seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | Non
             groups = [g for g in m.groups()]
             for k in range(0, len(groups), 2):
                 if groups[k]:
-                    v = float(groups[k]) * (1024 if groups[k + 1] else 1)
+                    v = _seq_value(groups[k], groups[k + 1])
                     if v >= 16 or groups[k + 1]:
                         bad = out_of_range("seq_len", v, m.group().strip())
                         if bad is None:
@@ -154,16 +186,18 @@ def counts(
             if raw is not None:
                 v = WORD_NUM.get(raw) if not raw.isdigit() else int(raw)
                 # a bare number before a card is a count only when small ("8 h100s", not "2000 4090")
-                bare = m.group(2) is not None or (m.group(5) is not None and m.group(5).isdigit())
+                # ("100张4090" has its unit: a count)
+                bare = m.group(2) is not None or (
+                    m.group(5) is not None and m.group(5).isdigit() and m.group(6) is None
+                )
                 if v and 1 <= v <= (64 if bare else 1024):
                     off = mn.start - len(head)
                     masked = _blank(masked, off + m.start(), off + m.end())
                     found = found or v
                     per[mn.start] = v
                     continue
-                if (
-                    v is not None and m.group(1) is not None and oor is not None
-                ):  # "2000x 4090": a count, absurd
+                if v is not None and oor is not None and (m.group(1) is not None or m.group(6) is not None):
+                    # "2000x 4090", "1000000张4090": a count, absurd
                     oor.append(OutOfRange("num_gpus", m.group().strip(), 1.0, 1024.0))
                     off = mn.start - len(head)
                     masked = _blank(masked, off + m.start(), off + m.end())

@@ -1,0 +1,75 @@
+"""The readers of bot.core.understand on forms people write (issue 10): amounts in words, filler
+before an amount, multiples after a sequence length, counts with a Chinese unit, budgets whose
+digits a shell ate; and the JSON of a note never loses its code to a value."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.answer import answer
+from bot.core.parsing import parse
+
+
+@pytest.mark.parametrize(
+    ("text", "usd"),
+    [
+        ("suggest a gpu for distilbert, anything under three hundred dollars", 300.0),
+        ("best gpu for sdxl, fifteen hundred bucks max", 1500.0),
+        ("gpu for bert for about a thousand dollars", 1000.0),
+        ("card for llama 3 8b, two thousand five hundred dollars", 2500.0),
+        ("gpu for resnet-50 under ninety-nine dollars", 99.0),
+        ("whats the move for running qwen 2.5 14b at home? got like 800", 800.0),
+    ],
+)
+def test_budgets_in_words_and_with_filler(text: str, usd: float) -> None:
+    assert parse(text).budget_usd == usd
+
+
+@pytest.mark.parametrize("text", ["one dollar gpu lol", "a dollar per hour card", "gpu for bert, got like 5"])
+def test_small_words_are_not_budgets(text: str) -> None:
+    assert parse(text).budget_usd is None
+
+
+@pytest.mark.parametrize(
+    ("text", "seq"),
+    [
+        ("qwen2.5 7b with context 1m on an h100", 1_000_000),
+        ("上下文3万 qwen2.5 7b 4090能跑吗", 30_000),
+        ("llama 3 8b seq len 8k on a 3090", 8192),
+    ],
+)
+def test_sequence_multiples(text: str, seq: int) -> None:
+    assert parse(text).seq_len == seq
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("llama 3 8b seq 20 million on h100", "seq_len"),
+        ("序列长度一亿，llama 3 8b，h100", "seq_len"),
+        ("1000000张4090能训练gpt-2吗", "num_gpus"),
+        ("5000块4090跑llama 3 70b", "num_gpus"),
+    ],
+)
+def test_values_past_the_range_are_said(text: str, field: str) -> None:
+    q = parse(text)
+    assert [o.field for o in q.out_of_range] == [field]
+    ans = answer(text)
+    assert "1,024" in ans.text or "10,000,000" in ans.text
+
+
+def test_a_chinese_count_with_its_unit_is_a_count() -> None:
+    assert parse("100张4090能训练llama 3 70b吗").num_gpus == 100
+    assert parse("2000 4090 for llama 3 8b").num_gpus == 1  # a bare number: a price, not a count
+
+
+def test_a_budget_whose_digits_the_shell_ate_is_said() -> None:
+    js = answer("cheapest card for whisper medium under ,000").to_json()
+    assert js["budget_usd"] is None
+    assert any(n["code"] == "budget_lost_digits" for n in js["notes"])
+
+
+def test_a_note_keeps_its_code_in_json() -> None:
+    js = answer("what gpu for bert with 800 pounds").to_json()
+    conv = next(n for n in js["notes"] if n["code"] == "budget_converted")
+    assert conv["currency"] == "GBP" and conv["amount"] == 800.0
