@@ -73,3 +73,31 @@ def test_a_note_keeps_its_code_in_json() -> None:
     js = answer("what gpu for bert with 800 pounds").to_json()
     conv = next(n for n in js["notes"] if n["code"] == "budget_converted")
     assert conv["currency"] == "GBP" and conv["amount"] == 800.0
+
+
+@pytest.mark.parametrize(
+    ("text", "models", "gpus"),
+    [
+        ("跑通义千问2.5 14b用什么显卡", ("qwen2.5-14b",), ()),
+        ("千问2.5 7b 4090能跑吗", ("qwen2.5-7b",), ("rtx-4090",)),
+        ("万相2.1 14b 文生视频要多大显存", ("wan2.1-t2v-14b",), ()),
+        ("筆電 4090 跑 sdxl 可以嗎", ("sdxl",), ("rtx-4090-laptop",)),
+        ("笔记本4090和台式4090差多少", (), ("rtx-4090-laptop", "rtx-4090")),
+        ("4090移动版跑llama 3 8b", ("llama-3-8b",), ("rtx-4090-laptop",)),
+        (
+            "RTX3090TI or RTX4080S for sd1.5 training??",
+            ("stable-diffusion-1.5",),
+            ("rtx-3090-ti", "rtx-4080-super"),
+        ),
+    ],
+)
+def test_chinese_brand_names_and_short_forms(
+    text: str, models: tuple[str, ...], gpus: tuple[str, ...]
+) -> None:
+    q = answer(text).query
+    assert q.models == models
+    assert q.gpus == gpus
+
+
+def test_how_much_vram_in_chinese_asks_whether_it_fits() -> None:
+    assert answer("qwen2.5 7b需要多大显存").query.intent.value == "fit"

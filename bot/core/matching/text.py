@@ -87,7 +87,30 @@ class Token(NamedTuple):
 def normalize(text: str) -> str:
     """NFKC + lowercase, control characters to spaces; keeps the length when it can."""
     t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
+    if not t.isascii():  # Chinese names of models and form factors: "通义千问2.5" is qwen2.5
+        t = _CN_NAMES_RE.sub(lambda m: _CN_NAMES[m.group()], t)
     return t.translate(_CONTROL_TO_SPACE)
+
+
+# Chinese names people use for models and form factors, read as the English words the catalog's
+# names use (Alibaba's brand names: 通义千问 = Qwen, 通义万相 = Wan; 笔记本 / 筆電 = laptop)
+_CN_NAMES = {
+    "通义千问": "qwen",
+    "通義千問": "qwen",
+    "千问": "qwen",
+    "千問": "qwen",
+    "通义万相": "wan",
+    "通義萬相": "wan",
+    "万相": "wan",
+    "萬相": "wan",
+    "笔记本": " laptop ",
+    "筆記本": " laptop ",
+    "筆電": " laptop ",
+    "笔电": " laptop ",
+    "移动版": " laptop ",
+    "移動版": " laptop ",
+}
+_CN_NAMES_RE = re.compile("|".join(sorted(_CN_NAMES, key=len, reverse=True)))
 
 
 _CONTROL_TO_SPACE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}

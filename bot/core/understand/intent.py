@@ -46,7 +46,8 @@ _FIT_RE = _rx(
     r"\bwill (?:it|a|an|the|my|this|that)\b|\bwould (?:it|a|an|the|my)\b|\benough\b|"
     r"\b(?:max(?:imum)?|largest|biggest|highest) batch|\bhow much (?:vram|memory|gpu memory|ram)\b|"
     r"\bneed(?:s|ed)?\b|\brequire|\bable to\b|\bhandle\b|\bout of memory\b|\boom\b|\bpossible\b|\bis it ok\b|"
-    r"能跑|能不能|可以跑|跑得动|跑得了|能否|够不够|够吗|够用|装得下|放得下|需要多少|最大\s*batch|最大批|能训练|能微调|可以训练"
+    r"能跑|能不能|可以跑|跑得动|跑得了|能否|够不够|够吗|够用|装得下|放得下|需要多少|最大\s*batch|最大批|能训练|能微调|可以训练|"
+    r"(?:要|需要)?多大(?:的)?显存|(?:要|需要)?多少显存|显存(?:要|需要)多少"
 )
 _FIT_STRONG_RE = _rx(
     r"\bfits?\b|\bfitting\b|\b(?:max(?:imum)?|largest|biggest|highest) batch|\benough\b|\boom\b|\bout of memory\b|"
