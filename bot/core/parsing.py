@@ -180,7 +180,7 @@ def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
 # words without which a question says nothing about prices (keeps the price reader off the hot path)
 _PRICE_GATE = re.compile(
     r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
-    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr)\b|[$€£¥₹₩]|租|买|划算|值不值|回本|二手|电费|全新|价",
+    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr|fair)\b|[$€£¥₹₩]|租|买|划算|值|回本|二手|电费|全新|价|贵|入手",
     re.I,
 )
 

@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.core import money_read
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.numerals import CN_DIGITS
+from bot.core.understand.budgets import _CN_AMOUNT_RE, CN_COUNTED_RE, _cn_amount
 from bot.core.understand.budgets import MULT as _MULT
 from bot.core.understand.budgets import currencies as _currencies
 from bot.core.understand.budgets import is_money as _is_money
@@ -188,7 +190,7 @@ _RENT_BUY_RE = _rx(
 _DEAL_RE = _rx(
     r"\bgood\s+(?:deal|price|buy|value)\b|\bfair\s+price\b|\bworth\b|\bgood\s*\?|\bover[\s-]?priced\b|\brip[\s-]?off\b"
     r"|\bdeal\b|\bshould\s+i\s+(?:take|grab)\b|\b(?:too\s+)?(?:expensive|cheap)\b|\breasonable\b|\bbargain\b"
-    r"|值不值|值得买吗?|划算吗|贵不贵|贵吗|值吗|价格合理|能买吗|可以入吗|能入吗"
+    r"|\bfair\s*\?|\bis\s+(?:that|this|it)\s+fair\b|值不值|值得(?:买|入手?)吗?|入手吗|划算吗|贵不贵|贵吗|贵了吗|值吗|价格合理|能买吗|可以入吗|能入吗"
 )
 _JOB_RE = _rx(
     r"\b(?:cost|price)\s+(?:me\s+)?to\s+(?:fine[\s-]?tune|train|pre[\s-]?train)\b"
@@ -318,6 +320,20 @@ def _money(text: str, catalog: Any) -> list[Money]:
                 continue
             taken.append((m.start(), m.end()))
             add(amount, cur.code(m.group(si), cjk), m.start(), m.end())
+    # amounts in Chinese numerals ("两万二", "一万八人民币"), never a count of something ("一万条数据")
+    for m in _CN_AMOUNT_RE.finditer(work):
+        if not free(m.start(), m.end()) or CN_COUNTED_RE.match(work, m.end()):
+            continue
+        value = _cn_amount(m)
+        if value is None:
+            continue
+        after = work[m.end() : m.end() + 6]
+        code = "USD" if re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after) or "CNY" not in rates else "CNY"
+        near = money_read.cjk_currency_near(work, m.start(), m.end(), cur.by_symbol)
+        if near is not None and code != "USD":
+            code = near
+        taken.append((m.start(), m.end()))
+        add(value, code, m.start(), m.end())
     # bare amounts right after a card ("a 3090 for 650", "4090 at 1,800") or before 以内
     for m in re.finditer(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])", work):
         if not free(m.start(), m.end()):

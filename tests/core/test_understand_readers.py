@@ -101,3 +101,30 @@ def test_chinese_brand_names_and_short_forms(
 
 def test_how_much_vram_in_chinese_asks_whether_it_fits() -> None:
     assert answer("qwen2.5 7b需要多大显存").query.intent.value == "fit"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "someone wants $650 for their used 3090, fair?",
+        "4090 48g魔改版两万二，贵不贵",
+        "5090 一萬八人民幣值得入手嗎",
+        "3090 四千五值得入手吗",
+    ],
+)
+def test_a_quoted_price_asked_about_is_a_deal_question(text: str) -> None:
+    assert answer(text).query.intent.value == "deal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用4090 qlora微调qwen2.5 14b，一万条数据要多长时间",
+        "2万条样本，每条1024 token，用4090 qlora微调llama 3 8b要多久",
+        "三千张图训练sdxl lora要多久，4090",
+    ],
+)
+def test_chinese_counts_of_things_are_not_money(text: str) -> None:
+    q = answer(text).query
+    assert q.budget_usd is None
+    assert not any(n.code.value == "budget_converted" for n in q.notes)

@@ -29,7 +29,17 @@ from bot.core.understand.text import blank as _blank
 from bot.core.understand.text import num as _num
 from bot.core.understand.text import rx as _rx
 
-__all__ = ["MULT", "Budget", "Currencies", "currencies", "is_money", "pick", "read", "settle"]
+__all__ = [
+    "CN_COUNTED_RE",
+    "MULT",
+    "Budget",
+    "Currencies",
+    "currencies",
+    "is_money",
+    "pick",
+    "read",
+    "settle",
+]
 
 _SIZE_MASK_RE = _rx(
     r"\b\d+(?:\.\d+)?\s*(?:x\s*\d+(?:\.\d+)?\s*)?(?:b|bn|billion|m|million|t|trillion)\b(?:\s*param\w*)?|"
@@ -112,8 +122,13 @@ _RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
 
 # Chinese amounts: 三万, 一万二 (12,000), 五千五 (5,500), 2万5 (25,000), 六千块钱, 四千以内
 _CN_AMOUNT_RE = re.compile(
-    r"(?<![\d.])(\d+(?:\.\d+)?|[一二两三四五六七八九十]{1,3})\s*(万|千)"
-    r"(?:([一二两三四五六七八九])|(\d)(?![\d.]))?(?![万千百])"
+    r"(?<![\d.])(\d+(?:\.\d+)?|[一二两兩三四五六七八九十]{1,3})\s*(万|萬|千)"
+    r"(?:([一二两兩三四五六七八九])|(\d)(?![\d.]))?(?![万萬千百])"
+)
+
+# what a Chinese-numeral amount counts when it is not money: "一万条数据", "两万步", "三千张图"
+CN_COUNTED_RE = re.compile(
+    r"\s{0,3}(?:条|个|張|张|步|轮|輪|次|小时|小時|天|样本|樣本|token|epoch|句|篇|图|圖|字|人(?!民)|用户)"
 )
 
 
@@ -135,7 +150,7 @@ def _cn_amount(m: re.Match[str]) -> float | None:
     base = _cn_number(m.group(1))
     if base is None:
         return None
-    unit = 10000.0 if m.group(2) == "万" else 1000.0
+    unit = 10000.0 if m.group(2) in ("万", "萬") else 1000.0
     tail = m.group(3) or m.group(4)
     extra = (CN_DIGITS[tail] if tail in CN_DIGITS else int(tail)) * unit / 10 if tail else 0.0
     return base * unit + extra
@@ -284,8 +299,8 @@ def read(
             text = _blank(text, s, e)
         for m in _CN_AMOUNT_RE.finditer(text):
             value = _cn_amount(m)
-            if value is None:
-                continue
+            if value is None or CN_COUNTED_RE.match(text, m.end()):
+                continue  # "一万条数据" counts samples, not yuan
             after = text[m.end() : m.end() + 6]
             usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
             code = "USD" if usd or "CNY" not in cur.table else "CNY"
@@ -297,6 +312,8 @@ def read(
     for m in re.finditer(
         r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", text, re.ASCII
     ):
+        if m.group(2) in ("千", "万") and CN_COUNTED_RE.match(text, m.end()):
+            continue  # "2万条样本" counts samples
         code = "CNY" if (cjk and m.group(2) in ("千", "万") and "CNY" in cur.table) else "USD"
         out.append(
             Budget(_num(m.group(1)) * mult(m.group(2)), code, m.group().strip(), m.start(), m.end(), True)
