@@ -180,7 +180,8 @@ def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
 # words without which a question says nothing about prices (keeps the price reader off the hot path)
 _PRICE_GATE = re.compile(
     r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
-    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr|fair)\b|[$€£¥₹₩]|租|买|划算|值|回本|二手|电费|全新|价|贵|入手",
+    r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr|fair)\b|[$€£¥₹₩]|租|买|划算|值|回本|二手|电费|全新|价|贵|入手|"
+    r"每天|小时|\d\s*h\b",
     re.I,
 )
 
@@ -202,11 +203,24 @@ def _lost_budget(q: Query) -> Query:
 
 def _with_prices(q: Query, catalog: Any) -> Query:
     """Read what the question says about prices; a rent-or-buy or deal question gets its own intent."""
-    if not _PRICE_GATE.search(q.text):
+    prev = q.price_question
+    follow = prev is not None and any(n.code is NoteCode.FOLLOW_UP for n in q.notes)
+    if not follow and not _PRICE_GATE.search(q.text):
         return q
     from bot.core.price_parse import PriceQuestionKind, parse_price_question
 
     pq = parse_price_question(q.text, get_matcher(catalog).catalog)
+    if prev is not None and follow:
+        # "what about 8 hours a day" after a rent-or-buy answer: what this turn says over what was said
+        pq = replace(
+            pq,
+            kinds=pq.kinds or prev.kinds,
+            # the last turn's quotes only while the cards stay those ("and at 8 hours a day?")
+            quotes=pq.quotes or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
+            hours_per_day=pq.hours_per_day or prev.hours_per_day,
+            kwh=pq.kwh or prev.kwh,
+            resale_years=pq.resale_years or prev.resale_years,
+        )
     said = bool(pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years)
     if not (said or pq.filters.condition or pq.filters.no_cloud):
         return q
@@ -244,6 +258,12 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=False
         )
     return replace(q, price_question=pq)
+
+
+def _states_hours(text: str) -> bool:
+    from bot.core.price_parse import hours_per_day
+
+    return hours_per_day(text) is not None
 
 
 def _unique(notes: list[Note]) -> tuple[Note, ...]:
@@ -390,6 +410,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             or seq_len
             or num_gpus
             or kv_cache is not None  # "and with q8 kv cache?"
+            or (last.intent is Intent.RENT_OR_BUY and _states_hours(norm))  # "每天8小时呢"
         ),
         count_stated=num_gpus is not None,
         fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,

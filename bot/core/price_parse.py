@@ -182,6 +182,7 @@ _RENT_BUY_RE = _rx(
     r"\brent\s+or\s+(?:to\s+)?buy\b|\bbuy\s+or\s+(?:to\s+)?rent\b|\brent(?:ing)?\s+(?:vs\.?|versus|or)\s+(?:buy|own)(?:ing)?\b"
     r"|\b(?:buy|own)(?:ing)?\s+(?:vs\.?|versus)\s+rent(?:ing)?\b|\bjust\s+rent\b|\brent\b.{0,40}\binstead\b"
     r"|\brent\b.{0,40}\bor\s+(?:to\s+)?buy\b|\bbuy\b.{0,40}\bor\s+(?:to\s+)?rent\b"
+    r"|\b(?:buy|own)(?:ing)?\b.{0,40}\b(?:vs\.?|versus)\s+rent(?:ing)?\b|\brent(?:ing)?\b.{0,40}\b(?:vs\.?|versus)\s+(?:buy|own)(?:ing)?\b"
     r"|\binstead\s+of\s+(?:buying|renting)\b|\bpays?\s+(?:itself\s+)?off\b|\bpay\s+for\s+itself\b|\bbreak[\s-]?even\b"
     r"|\bhours\s+of\s+cloud\b|\bcloud\b.{0,30}\b(?:or|vs\.?|versus)\s+(?:buy|own)|\b(?:buy|own)\w*\b.{0,30}\bor\b.{0,20}\bcloud\b"
     r"|\bcheaper\s+to\s+(?:rent|buy)\b|\brent\w*\b.{0,40}\bcheaper\s+than\s+buy|\bbuy\w*\b.{0,40}\bcheaper\s+than\s+rent|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
@@ -345,7 +346,10 @@ def _money(text: str, catalog: Any) -> list[Money]:
         elif not (
             re.search(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$", before)
             or re.search(r"\b(?:for|at|pay|paying|offer(?:ed)?|asking|is|worth|only|just)\s*$", before)
-        ):
+            or re.match(
+                r"\s{0,3}(?:for|on)\s{1,3}(?:(?:a|an|the|my|one)\s{1,3})?(?:used\s{1,3}|new\s{1,3})?#", after
+            )
+        ):  # "a 3090 for 650", "paying 650", "1100 for a 4080 super"
             continue
         if re.match(
             r"^\s*(?:gb|g\b|w\b|watts?|hours?|h\b|hrs?|years?|yrs?|months?|days?|tokens?|b\b|%|x\b)", after

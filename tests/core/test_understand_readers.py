@@ -128,3 +128,51 @@ def test_chinese_counts_of_things_are_not_money(text: str) -> None:
     q = answer(text).query
     assert q.budget_usd is None
     assert not any(n.code.value == "budget_converted" for n in q.notes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "buying a 5090 vs renting cloud gpus for a year of lora experiments",
+        "owning a 4090 versus renting one",
+    ],
+)
+def test_buying_versus_renting_is_rent_or_buy(text: str) -> None:
+    assert answer(text).query.intent.value == "rent_or_buy"
+
+
+@pytest.mark.parametrize(
+    ("turns", "hours"),
+    [
+        (["own a 4090 vs renting one, 4h/day", "what about 8 hours a day"], 8.0),
+        (["租还是买4090，每天用4小时", "每天8小时呢"], 8.0),
+        (["rent or buy a 3090 at 6 hours a day", "and with electricity at 0.30 per kwh?"], 6.0),
+    ],
+)
+def test_rent_or_buy_follow_ups_keep_the_question(turns: list[str], hours: float) -> None:
+    from bot.core.types import Context
+
+    ctx = Context()
+    for t in turns:
+        ans = answer(t, ctx)
+        ctx = ans.context
+    q = ans.query
+    assert q.intent.value == "rent_or_buy"
+    assert q.gpus
+    assert q.price_question is not None and q.price_question.hours_per_day == hours
+
+
+def test_one_year_is_singular() -> None:
+    text = answer("buying a 5090 vs renting cloud gpus for a year of lora experiments").text
+    assert "1 year " in text and "1 years" not in text
+
+
+def test_a_deal_follow_up_judges_the_new_card_and_price() -> None:
+    from bot.core.types import Context
+
+    first = answer("someone wants $650 for their used 3090, fair?", Context())
+    ans = answer("and 1100 for a 4080 super?", first.context)
+    assert ans.query.intent.value == "deal"
+    assert ans.query.gpus == ("rtx-4080-super",)
+    first_line = ans.text.splitlines()[0]
+    assert "1,100" in first_line and "4080 SUPER" in first_line and "$650" not in first_line

@@ -10,6 +10,7 @@ from bot.core.phrase.catalog import t
 from bot.core.phrase.common import Env, enum_word, join
 from bot.core.phrase.replies import Phrased
 from bot.core.results import DealResult, RentBuyResult, WhichCardResult
+from bot.core.types import Lang
 
 __all__ = ["rent_buy", "deal", "which_card", "stale_line"]
 
@@ -50,6 +51,8 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
     years = a["years"].value if "years" in a else None
     hpd_s = fmt.num(float(hpd or 0), L, 0 if float(hpd or 0).is_integer() else 1)
     yrs_s = fmt.num(float(years or 0), L, 0 if float(years or 0).is_integer() else 1)
+    if L is Lang.EN:  # the English sentences carry the unit with the number: "1 year", "3 years"
+        yrs_s = f"{yrs_s} year" + ("" if float(years or 0) == 1 else "s")
     cheapest = min(rob.rent, key=lambda x: x.usd, default=None)
     details: list[str] = []
     if r.no_cloud and rob.own is not None:
