@@ -176,3 +176,12 @@ def test_a_deal_follow_up_judges_the_new_card_and_price() -> None:
     assert ans.query.gpus == ("rtx-4080-super",)
     first_line = ans.text.splitlines()[0]
     assert "1,100" in first_line and "4080 SUPER" in first_line and "$650" not in first_line
+
+
+def test_a_time_question_takes_the_default_variant_instead_of_asking_back() -> None:
+    ans = answer("time to train resnet-50 on imagenet for 90 epochs with 8x a100")
+    assert ans.query.intent.value == "time"
+    assert ans.query.gpus and ans.query.gpus[0].startswith("a100")
+    assert any(n.code.value == "took_gpu" for n in ans.query.notes)
+    # a memory question still asks which one
+    assert answer("can an a100 run llama 3 70b").query.needs_clarification

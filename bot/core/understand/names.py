@@ -41,6 +41,12 @@ def _asks_price(text: str) -> bool:
     return asks_price(text)
 
 
+def _asks_time_or_speed(text: str) -> bool:
+    from bot.core import understand_time as ut  # its question words, read only here
+
+    return bool(ut._TIME_RE.search(text) or ut._SPEED_RE.search(text) or ut._SERVE_RE.search(text))
+
+
 def resolve(
     matcher: Matcher,
     mentions: Sequence[Mention],
@@ -59,7 +65,9 @@ def resolve(
     def rewrite(mn: Mention, replacement: str) -> str:
         return (base_text[: mn.start] + replacement + base_text[mn.end :]).strip()
 
-    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
+    # time, speed and serving questions ("time to train resnet-50 with 8x a100") hinge on compute, which
+    # memory variants share: the default member, said, rather than asking back
+    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO) and not _asks_time_or_speed(masked)
     for mn in mentions:
         kind = mn.kind
         chosen: str | None = None
