@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.core import memory, speed
+from bot.core.copy_with import copy_with
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.results import Reason, ReasonCode
 from bot.core.types import Intent, Method, Note, NoteCode, Parallelism, Precision, Query, Task, note
@@ -46,7 +47,7 @@ REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
 
 def workload_for(model: Model, q: Query) -> Workload:
     w = _workload_for(model, q)
-    return replace(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
+    return copy_with(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
 
 
 def _workload_for(model: Model, q: Query) -> Workload:
@@ -250,7 +251,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
     # a card that cannot run the asked precision is never a pick for it
-    cands = [c if not c.fits or _runs_precision(c.gpu, w, q) else replace(c, fits=False) for c in cands]
+    cands = [c if not c.fits or _runs_precision(c.gpu, w, q) else copy_with(c, fits=False) for c in cands]
     priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
@@ -349,7 +350,7 @@ def _issue11_notes(
     wanted: list[tuple[str, Workload]] = []
     if builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS:
         bl = formats.builds_for(model, catalog)
-        base = replace(w, weights_bytes=None, format_id="")
+        base = copy_with(w, weights_bytes=None, format_id="")
         for b in bl:
             if b.is_release or b.format_id == "gguf-q4_k_m":
                 wanted.append((b.format_id, builds.build_workload(model, base, b)))
@@ -364,7 +365,7 @@ def _issue11_notes(
         served = fmt_id != "" and not fmt_id.startswith("gguf")
         for g in big:
             for n in (2, 4, 8):
-                tw = replace(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
+                tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
                 e = memory.estimate(model, g, workload=tw)
                 if e.total <= (e.capacity or 0.0) * SERVE_WEIGHT_SHARE if served else e.fits:
                     setups.append((n, n * g.vram_gb, e.total / GB, g))
@@ -399,13 +400,13 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
         key=lambda g: (g.vram_gb, g.price_usd or 1e9),
     )
     usable = [b for b in formats.builds_for(model, catalog) if b.precision not in builds.LOW_BITS]
-    base = replace(w, weights_bytes=None, format_id="", num_gpus=1)
+    base = copy_with(w, weights_bytes=None, format_id="", num_gpus=1)
     for g in boxes:
         for raised in (False, True):
             share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
             if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
                 continue
-            box = replace(g, gpu_memory_share=share) if raised else g
+            box = copy_with(g, gpu_memory_share=share) if raised else g
             for b in builds.usable_builds(catalog, model, q, box):
                 if b not in usable:
                     continue
@@ -445,7 +446,7 @@ def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload)
     g = next((catalog.gpus[c] for c in OFFLOAD_CARDS if c in catalog.gpus), None)
     if q4 is None or g is None:
         return []
-    bw = builds.build_workload(model, replace(w, weights_bytes=None, format_id="", num_gpus=1), q4)
+    bw = builds.build_workload(model, copy_with(w, weights_bytes=None, format_id="", num_gpus=1), q4)
     v = builds.BuildVerdict(q4, memory.estimate(model, g, workload=bw), False)
     xo = builds.expert_offload(model, g, v)
     if xo is None or not xo.fits_gpu:
@@ -541,7 +542,7 @@ def _fix_for_budget(
     limit = budget if budget is not None else float("inf")
     affordable = [g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= limit]
     best: tuple[float, memory.Suggestion, Candidate] | None = None
-    for c in memory.candidate_changes(model, replace(w, batch_size=need), multi_card=True):
+    for c in memory.candidate_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
@@ -636,9 +637,9 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     counts = list(q.gpu_counts) if len(q.gpu_counts) == len(gpus) else [q.num_gpus] * len(gpus)
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
-        w = workload_for(model, replace(q, num_gpus=1) if q.gpu_counts else q)
+        w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
         for g, n in zip(gpus, counts, strict=True):
-            qn = replace(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+            qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
             est = fit_estimate(catalog, model, g, qn)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)

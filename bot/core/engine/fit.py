@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from bot.core import commands, memory, recommend
+from bot.core.copy_with import copy_with
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
     assumptions_for,
@@ -48,7 +48,7 @@ def fit_entry(
     entry = _fit_entry(m, g, e, fixes)
     if build is None:
         return entry
-    return replace(
+    return copy_with(
         entry,
         fits=entry.fits if fits is None else fits,
         format=build.format_id,
@@ -133,8 +133,8 @@ def kv_notes(e: Estimate) -> list[Note]:
 def multi_train_note(m: Model, g: GPU, e: Estimate) -> Note:
     """Several cards in training: whether memory pools (FSDP / ZeRO-3) or not (DDP), with both figures."""
     w = e.workload
-    ddp = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.DATA))
-    shard = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.SHARDED))
+    ddp = memory.estimate(m, None, workload=copy_with(w, parallelism=memory.Parallelism.DATA))
+    shard = memory.estimate(m, None, workload=copy_with(w, parallelism=memory.Parallelism.SHARDED))
     return note(
         NoteCode.MULTI_TRAIN,
         n=w.num_gpus,
@@ -184,12 +184,12 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
         at_max_gb: float | None = None
         if q.max_context and entry.max_context_tokens:
             # the memory at the longest context, so the answer shows what fills the card there
-            wm = replace(e.workload, seq_len=entry.max_context_tokens)
+            wm = copy_with(e.workload, seq_len=entry.max_context_tokens)
             em = memory.estimate(m, g, workload=wm)
             at_max, at_max_gb = breakdown_of(em), em.total / GB
         cmd = _command(cat, q, m, g, v, entry, offers, at_max_gb)
         if cmd is not None:
-            entry = replace(entry, command=cmd.to_json())
+            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -365,10 +365,10 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         published = find_measured(cat.measured_memory, m.id, e.workload, e.batch_size)
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
-            entry = replace(entry, measured_gb=published.measured_gb, measured_source=published.source)
+            entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
         cmd = _asked_command(cat, q, m, g, e, entry)
         if cmd is not None:
-            entry = replace(entry, command=cmd.to_json())
+            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -490,7 +490,7 @@ def _smallest_fitting(
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
     par = split_parallelism(w)
     for n in (2, 4, 8):
-        e = memory.estimate(m, big, workload=replace(w, num_gpus=n, parallelism=par))
+        e = memory.estimate(m, big, workload=copy_with(w, num_gpus=n, parallelism=par))
         if e.fits:
             return Smallest.MULTI, big, None, n, par
     return Smallest.NONE, big, None, 8, par
