@@ -225,12 +225,11 @@ def _build_candidates(
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
         return w, _candidates(catalog, model, w, need, price_of)
-    all_builds = formats.builds_for(model, catalog)
+    all_builds = builds.builds_of(catalog, model)
     if not all_builds:
         return w, _candidates(catalog, model, w, need, price_of)
     rel_w = builds.build_workload(model, w, all_builds[0])
@@ -332,7 +331,6 @@ def _issue11_notes(
 ) -> list[Note]:
     """MoE total/active parameters; when no single card holds the model, the multi-card setups
     that do (release build and Q4_K_M), fewest cards first."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     out: list[Note] = []
@@ -349,7 +347,7 @@ def _issue11_notes(
         return out
     wanted: list[tuple[str, Workload]] = []
     if builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS:
-        bl = formats.builds_for(model, catalog)
+        bl = builds.builds_of(catalog, model)
         base = copy_with(w, weights_bytes=None, format_id="")
         for b in bl:
             if b.is_release or b.format_id == "gguf-q4_k_m":
@@ -390,7 +388,6 @@ def _issue11_notes(
 def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
     Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
@@ -399,7 +396,7 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
         (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
         key=lambda g: (g.vram_gb, g.price_usd or 1e9),
     )
-    usable = [b for b in formats.builds_for(model, catalog) if b.precision not in builds.LOW_BITS]
+    usable = [b for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS]
     base = copy_with(w, weights_bytes=None, format_id="", num_gpus=1)
     for g in boxes:
         for raised in (False, True):
@@ -437,12 +434,11 @@ OFFLOAD_CARDS = ("rtx-4090", "rtx-3090")
 def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No card holds an MoE model: its Q4_K_M build with the routed experts in system RAM
     (llama.cpp ``--n-cpu-moe`` / ``-ot``, KTransformers) when the rest fits one 24 GB card."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if model.kind != "moe-decoder" or not builds.builds_apply(model, q):
         return []
-    q4 = next((b for b in formats.builds_for(model, catalog) if b.format_id == "gguf-q4_k_m"), None)
+    q4 = next((b for b in builds.builds_of(catalog, model) if b.format_id == "gguf-q4_k_m"), None)
     g = next((catalog.gpus[c] for c in OFFLOAD_CARDS if c in catalog.gpus), None)
     if q4 is None or g is None:
         return []

@@ -21,6 +21,7 @@ Pure functions over the catalog; no I/O, no Discord.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ __all__ = [
     "VLLM_RESERVE",
     "build_workload",
     "builds_apply",
+    "builds_of",
     "card_notes",
     "expert_offload",
     "judge_builds",
@@ -114,11 +116,24 @@ def _runs_on(b: Build, fam: str, g: GPU | None) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=8)
+def _catalog_builds(cat: Catalog) -> dict[str, tuple[Build, ...]]:
+    """Every catalog model's builds (``formats.builds_for``), computed once per catalog."""
+    return {mid: tuple(formats.builds_for(m, cat)) for mid, m in cat.models.items()}
+
+
+def builds_of(cat: Catalog, m: Model) -> list[Build]:
+    """``formats.builds_for(m, cat)`` from the catalog's table (a model not in it is computed)."""
+    if cat.models.get(m.id) is m:
+        return list(_catalog_builds(cat)[m.id])
+    return formats.builds_for(m, cat)
+
+
 def usable_builds(cat: Catalog, m: Model, q: Query, g: GPU | None) -> list[Build]:
     """The builds of ``m`` the asker's engine loads and the card runs, highest quality first."""
     fams = _families(cat, m, q)
     out = []
-    for b in formats.builds_for(m, cat):
+    for b in builds_of(cat, m):
         fam = cat.formats[b.format_id].family
         if b.is_release or (fam in fams and _runs_on(b, fam, g)):
             out.append(b)
