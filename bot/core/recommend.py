@@ -175,6 +175,49 @@ def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
     return price_of
 
 
+@functools.lru_cache(maxsize=8)
+def _cards(catalog: Catalog) -> tuple[tuple[GPU, bool], ...]:
+    """Every card with whether it is worth buying (``buyable``), in catalog order, once per catalog."""
+    return tuple((g, buyable(g)) for g in catalog.gpus.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _buyable_ids(catalog: Catalog) -> frozenset[str]:
+    return frozenset(g.id for g, buy in _cards(catalog) if buy)
+
+
+def _batches(catalog: Catalog, model: Model, w: Workload, need: int) -> tuple[list[int], float]:
+    """The largest batch on each card (the workload's cards together), in catalog order, and the
+    memory per card at ``need`` (the same on every card)."""
+    terms = memory.profile(model, w)
+    splits = w.parallelism.value in ("data", "sharded")
+    b_card = math.ceil(need / w.num_gpus) if splits else need
+    total_gb = memory.total_bytes(terms, b_card) / GB
+    per_card = memory.max_batches(terms, _capacities(catalog))
+    return ([b * w.num_gpus for b in per_card] if splits else per_card), total_gb
+
+
+def _candidate(
+    g: GPU,
+    mb: int,
+    need: int,
+    w: Workload,
+    speeds: dict[str, speed.Speed],
+    total_gb: float,
+    price_of: Callable[[GPU], Any] | None,
+    build: str | None,
+    tagged: Workload | None,
+) -> Candidate:
+    sp = speeds[g.id]
+    quote = price_of(g) if price_of is not None else None
+    if price_of is not None:
+        price = quote.usd * w.num_gpus if quote is not None else None
+    else:
+        price = g.price_usd * w.num_gpus if g.price_usd else None
+    value = sp.relative / (price / 1000.0) if price else None
+    return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
+
+
 def _candidates(
     catalog: Catalog,
     model: Model,
@@ -184,27 +227,42 @@ def _candidates(
     build: str | None = None,
     tagged: Workload | None = None,
 ) -> list[Candidate]:
-    """Every catalog card as a candidate for ``w`` (``build`` / ``tagged``: the build and workload
-    each candidate carries, set here rather than copied in afterwards)."""
-    terms = memory.profile(model, w)
-    splits = w.parallelism.value in ("data", "sharded")
+    """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
+    each candidate carries), in catalog order: every card worth buying, and every other card the
+    workload fits (a server module); a card that is neither is no pick, no chart bar, no server."""
+    batches, total_gb = _batches(catalog, model, w, need)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
-    b_card = math.ceil(need / w.num_gpus) if splits else need
-    total_gb = memory.total_bytes(terms, b_card) / GB  # the same on every card
-    out: list[Candidate] = []
-    for g, per_card in zip(
-        catalog.gpus.values(), memory.max_batches(terms, _capacities(catalog)), strict=True
-    ):
-        mb = per_card * w.num_gpus if splits else per_card
-        sp = speeds[g.id]
-        quote = price_of(g) if price_of is not None else None
-        if price_of is not None:
-            price = quote.usd * w.num_gpus if quote is not None else None
-        else:
-            price = g.price_usd * w.num_gpus if g.price_usd else None
-        value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged))
-    return out
+    return [
+        _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
+        for (g, buy), mb in zip(_cards(catalog), batches, strict=True)
+        if buy or mb >= need
+    ]
+
+
+@functools.lru_cache(maxsize=8)
+def _runs_table(catalog: Catalog) -> dict[str, frozenset[str]]:
+    """Per precision asked (fp32, fp16, bf16, fp8, ...), the catalog's cards that run it as asked
+    (``support.precision_for`` gives no fallback): computed once per catalog."""
+    from bot.core import support
+
+    return {
+        str(p): frozenset(
+            g.id
+            for g in catalog.gpus.values()
+            if support.precision_for(g, str(p)).reason is support.FallbackReason.NONE
+        )
+        for p in Precision
+    }
+
+
+def _asked_precision(w: Workload, q: Query) -> str | None:
+    """The precision a card must run for ``_runs_precision`` (None: any card will do)."""
+    asked = str(q.precision) if q.precision is not None else None
+    if asked is None and w.trains and w.precision is Precision.BF16:
+        asked = "bf16"
+    if asked is None or asked in ("int8", "int4"):
+        return None
+    return asked
 
 
 def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
@@ -212,10 +270,8 @@ def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
     a Turing card is no pick for bf16 training, an Ampere one none for fp8 asked by name."""
     from bot.core import support
 
-    asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision is Precision.BF16:
-        asked = "bf16"
-    if asked is None or asked in ("int8", "int4"):
+    asked = _asked_precision(w, q)
+    if asked is None:
         return True
     return support.precision_for(g, asked).reason is support.FallbackReason.NONE
 
@@ -234,13 +290,25 @@ def _build_candidates(
         return w, _candidates(catalog, model, w, need, price_of)
     rel_w = builds.build_workload(model, w, all_builds[0])
     rid = all_builds[0].format_id
-    rel = _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
     q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     if q4 is None:
-        return rel_w, rel
+        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
     q4_w = builds.build_workload(model, w, q4)
-    q4c = _candidates(catalog, model, q4_w, need, price_of, q4.format_id, q4_w)
-    return rel_w, [a if a.fits or not b.fits else b for a, b in zip(rel, q4c, strict=True)]
+    # per card the release build when it fits, else Q4_K_M when that fits, else the release
+    rel_b, rel_gb = _batches(catalog, model, rel_w, need)
+    q4_b, q4_gb = _batches(catalog, model, q4_w, need)
+    rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
+    q4_sp: dict[str, speed.Speed] | None = None
+    out: list[Candidate] = []
+    for (g, buy), rb, qb in zip(_cards(catalog), rel_b, q4_b, strict=True):
+        if rb >= need or qb < need:
+            if buy or rb >= need:
+                out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
+        else:
+            if q4_sp is None:
+                q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
+            out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
+    return rel_w, out
 
 
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
@@ -250,8 +318,17 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
     # a card that cannot run the asked precision is never a pick for it
-    cands = [c if not c.fits or _runs_precision(c.gpu, w, q) else copy_with(c, fits=False) for c in cands]
-    priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
+    asked = _asked_precision(w, q)
+    if asked is not None:
+        runs = _runs_table(catalog).get(asked)
+        cands = [
+            c
+            if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
+            else copy_with(c, fits=False)
+            for c in cands
+        ]
+    buyable_ids = _buyable_ids(catalog)
+    priced = [c for c in cands if c.gpu.id in buyable_ids and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
@@ -277,7 +354,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
                 if c not in chosen:
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        picks = [(c, _reason(c, in_budget, w, need, model, flagged)) for c in chosen]
+        marks = _pool_marks(in_budget, flagged)
+        picks = [(c, _reason(c, in_budget, w, need, model, flagged, marks)) for c in chosen]
     else:
         chosen = []
         if cheapest is not None:
@@ -290,13 +368,14 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(fastest_consumer)
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
+        marks = _pool_marks(fitting, flagged)
         for c in chosen[:3]:
-            reason = _reason(c, fitting, w, need, model, flagged)
+            reason = _reason(c, fitting, w, need, model, flagged, marks)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
 
-    servers = [c for c in cands if c.fits and not buyable(c.gpu)]
+    servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
     server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if not in_budget:
@@ -490,10 +569,27 @@ def price_flagged(catalog: Catalog) -> frozenset[str]:
     return frozenset(g for g in catalog.gpus if costs.price_sanity(catalog, g))
 
 
+def _pool_marks(
+    pool: list[Candidate], flagged: frozenset[str]
+) -> tuple[Candidate, Candidate, Candidate] | None:
+    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool."""
+    if not pool:
+        return None
+    fastest = max(pool, key=lambda x: x.speed.relative)
+    return fastest, best_value_of(pool, flagged), max(pool, key=lambda x: x.gpu.vram_gb)
+
+
 def _reason(
-    c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model, flagged: frozenset[str]
+    c: Candidate,
+    pool: list[Candidate],
+    w: Workload,
+    need: int,
+    model: Model,
+    flagged: frozenset[str],
+    marks: tuple[Candidate, Candidate, Candidate] | None = None,
 ) -> tuple[Reason, ...]:
-    """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at."""
+    """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at.
+    (``marks``: ``_pool_marks(pool, flagged)`` when the caller has it.)"""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
         bits.append(Reason(ReasonCode.FITS_BATCH, c.max_batch))
@@ -503,10 +599,9 @@ def _reason(
     if room:
         bits.append(Reason(room))
     bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
-    if pool:
-        fastest = max(pool, key=lambda x: x.speed.relative)
-        best_val = best_value_of(pool, flagged)
-        most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
+    marks = marks or _pool_marks(pool, flagged)
+    if marks is not None:
+        fastest, best_val, most_mem = marks
         if c is fastest:
             bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
         if c is best_val:
