@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from bot.core import commands, memory, recommend
@@ -316,6 +317,16 @@ def _asked_command(
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _measured_of(cat: Catalog) -> dict[str, tuple[Any, ...]]:
+    """The catalog's published measurements by model (in file order), once per catalog: a lookup
+    searches that model's few instead of all of them."""
+    out: dict[str, list[Any]] = {}
+    for c in cat.measured_memory:
+        out.setdefault(c.model, []).append(c)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
     items: list[FitItem] = []
     notes: list[Note] = []
@@ -362,7 +373,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         if single and e.workload.trains and e.workload.method.value != "full":
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
-        published = find_measured(cat.measured_memory, m.id, e.workload, e.batch_size)
+        published = find_measured(_measured_of(cat).get(m.id, ()), m.id, e.workload, e.batch_size)
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
@@ -460,15 +471,10 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
 def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
     """A build's memory with no card named, and the smallest card worth buying that holds it."""
     total = memory.estimate(m, None, workload=w).total / GB
-    cards = [g for g in cat.gpus.values() if recommend.buyable(g)]
     terms = memory.profile(m, w)
-    fits = [
-        g
-        for g, mb in zip(
-            cards, memory.max_batches(terms, [memory.usable_bytes(g) for g in cards]), strict=True
-        )
-        if mb >= 1
-    ]
+    # every card's largest batch (per-catalog capacities), kept for the cards worth buying
+    batches = memory.max_batches(terms, recommend._capacities(cat))
+    fits = [g for (g, buy), mb in zip(recommend._cards(cat), batches, strict=True) if buy and mb >= 1]
     small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
     return b, total, small
 
