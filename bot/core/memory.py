@@ -1237,6 +1237,18 @@ class Estimate:
         return out
 
 
+def _shards_on(w: Workload, t: _Terms, capacity: float) -> bool:
+    """Multi-card training with no parallelism named shards when a full copy does not fit."""
+    return (
+        w.num_gpus > 1
+        and w.trains
+        and w.parallelism is Parallelism.DATA
+        and not w.parallelism_stated
+        and w.method is Method.FULL
+        and _max_batch(t, capacity) == 0
+    )
+
+
 def estimate(
     model: Model,
     gpu: GPU | None = None,
@@ -1281,16 +1293,7 @@ def estimate(
     t = _terms(model, w)
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
-    # multi-card training with no parallelism named: shard when a full copy does not fit
-    if (
-        capacity is not None
-        and n > 1
-        and w.trains
-        and w.parallelism is Parallelism.DATA
-        and not w.parallelism_stated
-        and w.method is Method.FULL
-        and _max_batch(t, capacity) == 0
-    ):
+    if capacity is not None and _shards_on(w, t, capacity):
         w = replace(w, parallelism=Parallelism.SHARDED)
         t = _terms(model, w)
     splits_batch = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
@@ -1541,16 +1544,27 @@ def suggest_changes(
                 break
     if gpus and len(out) < limit + 1:
         need = 1 if w.batch_size is None else w.batch_size
-        best: tuple[float, GPU, Estimate] | None = None
+        # each card's max batch as ``estimate`` finds it, from the workload's terms computed once
+        t = _terms(model, w)
+        splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+        sharded: _Terms | None = None
+        best: tuple[float, GPU] | None = None
         for g in gpus:
             if g.vram_gb <= gpu.vram_gb:
                 continue
-            e = estimate(model, g, workload=w)
-            if (e.max_batch_size or 0) >= need:
+            cap = usable_bytes(g)
+            if _shards_on(w, t, cap):
+                if sharded is None:
+                    sharded = _terms(model, replace(w, parallelism=Parallelism.SHARDED))
+                max_b = _max_batch(sharded, cap) * w.num_gpus  # sharded: the batch splits
+            else:
+                max_b = _max_batch(t, cap) * (w.num_gpus if splits else 1)
+            if max_b >= need:
                 key = g.vram_gb
                 if best is None or key < best[0]:
-                    best = (key, g, e)
+                    best = (key, g)
         if best is not None:
-            _, g, e = best
+            _, g = best
+            e = estimate(model, g, workload=w)
             out.append(Suggestion("the smallest card that fits", round(e.total / GB, 1), True, g.id))
     return out
