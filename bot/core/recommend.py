@@ -440,12 +440,17 @@ def _issue11_notes(
         # (gpu_memory_utilization) and need room in it for the KV cache: 700 GB of FP8 weights is
         # 8x H200 / B200 / MI300X, as deployed, not 4x at 89% full
         served = fmt_id != "" and not fmt_id.startswith("gguf")
+        # an inference estimate's per-card total does not depend on the card: once per count
+        totals: dict[int, float] = {}
         for g in big:
+            cap = memory.usable_bytes(g)
             for n in (2, 4, 8):
-                tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
-                e = memory.estimate(model, g, workload=tw)
-                if e.total <= (e.capacity or 0.0) * SERVE_WEIGHT_SHARE if served else e.fits:
-                    setups.append((n, n * g.vram_gb, e.total / GB, g))
+                if n not in totals:
+                    tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
+                    totals[n] = memory.estimate(model, None, workload=tw).total
+                total = totals[n]
+                if total <= cap * SERVE_WEIGHT_SHARE if served else total <= cap:
+                    setups.append((n, n * g.vram_gb, total / GB, g))
                     break
         setups.sort(key=lambda s: (s[0], s[1]))
         picked: list[dict[str, Any]] = []
