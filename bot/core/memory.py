@@ -963,6 +963,19 @@ def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
     return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
 
 
+def max_batch_per_cards(terms: _Terms, capacities: list[float]) -> list[int]:
+    """``max_batch_per_card`` of each capacity, with the same arithmetic (the terms' fixed bytes and
+    overhead computed once)."""
+    fixed = terms.fixed
+    overhead = _overhead_fixed(terms)
+    per = terms.per_sample * (1 + _K["act_slack"])
+    out: list[int] = []
+    for cap in capacities:
+        room = cap - fixed - overhead
+        out.append((1_000_000 if room >= 0 else 0) if per <= 0 else (0 if room < per else int(room // per)))
+    return out
+
+
 def total_bytes(terms: _Terms, batch_per_card: float) -> float:
     return _total(terms, batch_per_card)
 

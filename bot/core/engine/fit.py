@@ -485,7 +485,8 @@ def _smallest_fitting(
     w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
-    fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]
+    batches = memory.max_batch_per_cards(terms, recommend._capacities(cat))
+    fits = [g for g, mb in zip(cat.gpus.values(), batches, strict=True) if mb >= need]
     buyable = [g for g in fits if recommend.buyable(g)]
     if buyable:
         g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
