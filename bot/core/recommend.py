@@ -636,24 +636,32 @@ def _fix_for_budget(
     changes, the one that runs on the cheapest hardware.
     """
     limit = budget if budget is not None else float("inf")
-    affordable = [g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= limit]
+    affordable: list[GPU] = []
+    caps: list[float] = []  # their capacities (per-catalog), in the same order
+    for (g, buy), cap in zip(_cards(catalog), _capacities(catalog), strict=True):
+        if buy and (g.price_usd or 0) * w.num_gpus <= limit:
+            affordable.append(g)
+            caps.append(cap)
+    runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
     for c in memory.candidate_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
         scale = nw.num_gpus if splits else 1
+        # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
+        asked = _asked_precision(nw, q) if q is not None else None
+        runs = runs_table.get(asked) if asked is not None else None
         ok = [
             g
-            for g, per_card in zip(
-                affordable,
-                memory.max_batches(terms, [memory.usable_bytes(g) for g in affordable]),
-                strict=True,
-            )
+            for g, per_card in zip(affordable, memory.max_batches(terms, caps), strict=True)
             if (g.price_usd or 0) * nw.num_gpus <= limit
             and per_card * scale >= b
-            # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
-            and (q is None or _runs_precision(g, nw, q))
+            and (
+                asked is None
+                or q is None
+                or (g.id in runs if runs is not None else _runs_precision(g, nw, q))
+            )
         ]
         if not ok:
             continue
