@@ -1,6 +1,6 @@
 """answer() at another git revision against the working tree, in one process, question by question.
 
-usage: python bench/ab_answer.py REV [--rounds N]
+usage: python bench/ab_answer.py REV [--rounds N] [--common-names] [--cpu-time]
 
 The per-question benchmark of an issue is "within 1.2x of today's median and
 p99": timing two checkouts in two processes on a shared 2-core machine swings
@@ -9,6 +9,14 @@ by more than that. Here the old revision's ``bot`` package is extracted with
 rewritten), and both versions answer the same questions alternately in the
 same process (each with its own revision's knowledge files), so noise hits both alike.
 Prints the median and p99 of each and their ratios.
+
+The questions are drawn from the working tree's catalog, which may name models
+and cards the old revision does not know (it then answers them cheaply, as
+unknown). ``--common-names`` times only the questions whose answers name the
+same models and cards in both revisions (each answered once beforehand to
+tell), so both do the same work. ``--cpu-time`` times with the thread's CPU clock instead of the
+wall clock: on a machine shared with other busy processes, time spent waiting for a core is
+then not counted.
 """
 
 from __future__ import annotations
@@ -50,6 +58,12 @@ def stats(xs: list[float]) -> tuple[float, float]:
     return statistics.median(xs), xs[int(0.99 * (len(xs) - 1))]
 
 
+def _names(ans: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The models and cards an answer is about (its query's), comparable across revisions."""
+    q = ans.query  # type: ignore[attr-defined]
+    return tuple(q.models), tuple(q.gpus)
+
+
 def main() -> int:
     rev = sys.argv[1]
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 2
@@ -65,20 +79,29 @@ def main() -> int:
         for q in qs[:200]:  # warm both
             new_answer(q, catalog=ncat)
             old_mod.answer(q, catalog=ocat)
+        if "--common-names" in sys.argv:
+            qs = [
+                q
+                for q in qs
+                if _names(new_answer(q, catalog=ncat)) == _names(old_mod.answer(q, catalog=ocat))
+            ]
+        clock = time.thread_time_ns if "--cpu-time" in sys.argv else time.perf_counter_ns
         old_t: list[float] = []
         new_t: list[float] = []
         for _ in range(rounds):
             for q in qs:
-                t0 = time.perf_counter_ns()
+                t0 = clock()
                 old_mod.answer(q, catalog=ocat)
-                t1 = time.perf_counter_ns()
+                t1 = clock()
                 new_answer(q, catalog=ncat)
-                t2 = time.perf_counter_ns()
+                t2 = clock()
                 old_t.append((t1 - t0) / 1000)
                 new_t.append((t2 - t1) / 1000)
     om, op = stats(old_t)
     nm, np_ = stats(new_t)
-    print(f"{len(qs)} questions x {rounds} rounds, alternating in one process")
+    common = " (same models and cards named in both)" if "--common-names" in sys.argv else ""
+    cpu = ", CPU time" if "--cpu-time" in sys.argv else ""
+    print(f"{len(qs)} questions{common} x {rounds} rounds, alternating in one process{cpu}")
     print(f"{rev[:12]:>12} answer(): median {om:7.0f} us  p99 {op:7.0f} us")
     print(f"{'working tree':>12} answer(): median {nm:7.0f} us  p99 {np_:7.0f} us")
     print(f"ratio: median {nm / om:.2f}x  p99 {np_ / op:.2f}x (target <= 1.2x)")

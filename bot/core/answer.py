@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import replace
 
 from bot.core import language, render
+from bot.core.copy_with import copy_with
 from bot.core.engine import compute
 from bot.core.knowledge import GPU, Catalog, get_catalog
 from bot.core.limits import validate_query
@@ -96,9 +96,9 @@ def answer(
         simplified = language.to_simplified(read)
         q = parse(simplified, cat, context)
         if read != q.text and q.text == simplified[: len(q.text)]:  # (a follow-up may add a card's name)
-            q = replace(q, text=read)
+            q = copy_with(q, text=read)
         if cut:
-            q = replace(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=limit)))
+            q = copy_with(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=limit)))
     q = _checked(q)
     env = _env(cat, q, lang_)
     try:
@@ -130,7 +130,7 @@ def _carried(ans: Answer, context: Context | None) -> Answer:
             "follow_up": any(n.code is NoteCode.FOLLOW_UP for n in ans.query.notes),
             "state": state.to_json(),
         }
-    return replace(ans, context=ctx, extra_json=extra)
+    return copy_with(ans, context=ctx, extra_json=extra)
 
 
 def _checked(q: Query) -> Query:
@@ -144,7 +144,7 @@ def _checked(q: Query) -> Query:
         for o in q.out_of_range
         if (o.field, o.text) not in said
     )
-    return replace(q, notes=q.notes + extra) if extra else q
+    return copy_with(q, notes=q.notes + extra) if extra else q
 
 
 def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
@@ -231,7 +231,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes = ["specs_catalog", "prices_dated"]
     elif isinstance(result, CompareResult):
         comparison = tuple(
-            replace(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
+            copy_with(row, price_label=ph.price_labels[i]) for i, row in enumerate(result.json_rows)
         )
         fit_entries = result.fit_entries
         assumed = result.assumptions
@@ -249,7 +249,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):
             n = note(NoteCode.UNKNOWN_NAME, word=word)
             notes.append(n)
-            q = replace(q, notes=(*q.notes, n))
+            q = copy_with(q, notes=(*q.notes, n))
     extra["unrecognized"] = unknown
     time_json, serving_json = None, None
     if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
@@ -364,7 +364,7 @@ def _with_speed(
 
     if isinstance(result, FitResult):
         fit_entries = tuple(
-            replace(
+            copy_with(
                 it.entry,
                 speed=speed_json(
                     cat, it.model, it.gpu, it.workload.num_gpus, it.workload.task, it.workload.precision
@@ -375,7 +375,7 @@ def _with_speed(
     elif isinstance(result, RecommendResult):
         w = result.workload
         recs = tuple(
-            replace(r, speed=speed_json(cat, result.model, p.gpu, p.count, w.task, w.precision))
+            copy_with(r, speed=speed_json(cat, result.model, p.gpu, p.count, w.task, w.precision))
             for r, p in zip(recs, result.picks, strict=False)
         )
     return fit_entries, recs

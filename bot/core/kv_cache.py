@@ -131,9 +131,15 @@ def _type_id(word: str | None) -> str:
     return "f16"
 
 
+# every match of _KV_RE holds one of these (a flag or the KV word): most questions skip the full scan
+_KV_GATE_RE = re.compile(r"kv|k/v|key[\s-]value|-ct[kv]|cache-type", re.I)
+
+
 def read(text: str) -> tuple[str | None, list[tuple[int, int]]]:
     """The KV-cache type a question sets (the first said) and every place a KV setting is said (to
     blank them: "-ctk q4_0 -ctv q4_0" says it twice), or (None, [])."""
+    if not _KV_GATE_RE.search(text):
+        return None, []
     found = list(_KV_RE.finditer(text))
     if not found:
         return None, []

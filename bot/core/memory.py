@@ -816,24 +816,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
             if m.kind in _LM_KINDS and m.vocab:
                 per += K["logit_bytes"] * s * m.vocab
         else:
-            # tokens computed at once: llama.cpp runs the prompt in micro-batches of n_ubatch
-            # (512 by default, `-ub`) and reserves its graph for that many outputs (a logits row
-            # each); otherwise the whole prompt at once and the last token's logits
-            chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
-            t_run = LLAMA_CPP_UBATCH if chunked else s
-            per = (t_run * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
-            if m.kind in _LM_KINDS and m.vocab:
-                per += 4 * m.vocab * (t_run if chunked else 1)
-            if m.kind != "encoder":
-                dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
-                kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
-                kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
-                kv += linear_state_bytes(m, w)  # constant per sequence: does not grow with s
-                if m.kind == "speech":
-                    # cross-attention keys and values over the encoder's frames, per decoder layer,
-                    # held for the whole decode (the encoder's own working set comes earlier and
-                    # is smaller than this decode-time peak)
-                    kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
+            per, kv = _inference_act_kv(m, w, s, act16)
         act = per
     else:
         base = (m.activation_mb_per_sample or 0.0) * 1e6 * _res_factor(m, w.resolution)
@@ -876,6 +859,33 @@ def _terms(m: Model, w: Workload) -> _Terms:
         act /= n
         kv /= n
     return _Terms(weights, grads, opt, act_fixed, act, kv)
+
+
+def _inference_act_kv(m: Model, w: Workload, s: int, act16: float) -> tuple[float, float]:
+    """A transformer's inference activations and KV cache per sequence at context ``s`` (the part
+    of ``_terms`` that depends on the context; ``max_context`` evaluates it alone)."""
+    h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
+    f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
+    kv = 0.0
+    # tokens computed at once: llama.cpp runs the prompt in micro-batches of n_ubatch
+    # (512 by default, `-ub`) and reserves its graph for that many outputs (a logits row
+    # each); otherwise the whole prompt at once and the last token's logits
+    chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
+    t_run = LLAMA_CPP_UBATCH if chunked else s
+    per = (t_run * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
+    if m.kind in _LM_KINDS and m.vocab:
+        per += 4 * m.vocab * (t_run if chunked else 1)
+    if m.kind != "encoder":
+        dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
+        kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
+        kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
+        kv += linear_state_bytes(m, w)  # constant per sequence: does not grow with s
+        if m.kind == "speech":
+            # cross-attention keys and values over the encoder's frames, per decoder layer,
+            # held for the whole decode (the encoder's own working set comes earlier and
+            # is smaller than this decode-time peak)
+            kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
+    return per, kv
 
 
 _ACT_KEYS = {
@@ -951,6 +961,19 @@ def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
     if per <= 0:
         return [1_000_000 if cap >= fixed else 0 for cap in capacities]
     return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
+
+
+def max_batch_per_cards(terms: _Terms, capacities: list[float]) -> list[int]:
+    """``max_batch_per_card`` of each capacity, with the same arithmetic (the terms' fixed bytes and
+    overhead computed once)."""
+    fixed = terms.fixed
+    overhead = _overhead_fixed(terms)
+    per = terms.per_sample * (1 + _K["act_slack"])
+    out: list[int] = []
+    for cap in capacities:
+        room = cap - fixed - overhead
+        out.append((1_000_000 if room >= 0 else 0) if per <= 0 else (0 if room < per else int(room // per)))
+    return out
 
 
 def total_bytes(terms: _Terms, batch_per_card: float) -> float:
@@ -1065,9 +1088,26 @@ def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
     splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
     b = w.batch_size or 1
     b_card = math.ceil(b / w.num_gpus) if splits else b
+    # only the activations and the KV cache depend on the context: the rest of ``_total`` once, and
+    # each context's total once (the three solves below share their first steps); the same
+    # arithmetic as ``_total(_terms(m, replace(w, seq_len=s)), b_card)``
+    t0 = _terms(m, w)
+    fixed = t0.fixed + _overhead_fixed(t0)
+    act16 = _K["mixed_act_factor"] if w.mixed else _ACT_FACTOR[w.precision]
+    n = w.num_gpus
+    split = n > 1 and w.parallelism in (Parallelism.TENSOR, Parallelism.PIPELINE)
+    slack = 1 + _K["act_slack"]
+    seen: dict[int, float] = {}
 
     def need(s: int) -> float:
-        return _total(_terms(m, replace(w, seq_len=s)), b_card)
+        v = seen.get(s)
+        if v is None:
+            act, kv = _inference_act_kv(m, w, s, act16)
+            if split:
+                act /= n
+                kv /= n
+            v = seen[s] = fixed + b_card * (act + kv) * slack
+        return v
 
     lo_rel, hi_rel = _CAL.bands.get(category(m, w), (-0.2, 0.2))
     top = int(m.max_seq_len)
@@ -1210,6 +1250,18 @@ class Estimate:
         return out
 
 
+def _shards_on(w: Workload, t: _Terms, capacity: float) -> bool:
+    """Multi-card training with no parallelism named shards when a full copy does not fit."""
+    return (
+        w.num_gpus > 1
+        and w.trains
+        and w.parallelism is Parallelism.DATA
+        and not w.parallelism_stated
+        and w.method is Method.FULL
+        and _max_batch(t, capacity) == 0
+    )
+
+
 def estimate(
     model: Model,
     gpu: GPU | None = None,
@@ -1254,16 +1306,7 @@ def estimate(
     t = _terms(model, w)
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
-    # multi-card training with no parallelism named: shard when a full copy does not fit
-    if (
-        capacity is not None
-        and n > 1
-        and w.trains
-        and w.parallelism is Parallelism.DATA
-        and not w.parallelism_stated
-        and w.method is Method.FULL
-        and _max_batch(t, capacity) == 0
-    ):
+    if capacity is not None and _shards_on(w, t, capacity):
         w = replace(w, parallelism=Parallelism.SHARDED)
         t = _terms(model, w)
     splits_batch = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
@@ -1514,16 +1557,27 @@ def suggest_changes(
                 break
     if gpus and len(out) < limit + 1:
         need = 1 if w.batch_size is None else w.batch_size
-        best: tuple[float, GPU, Estimate] | None = None
+        # each card's max batch as ``estimate`` finds it, from the workload's terms computed once
+        t = _terms(model, w)
+        splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+        sharded: _Terms | None = None
+        best: tuple[float, GPU] | None = None
         for g in gpus:
             if g.vram_gb <= gpu.vram_gb:
                 continue
-            e = estimate(model, g, workload=w)
-            if (e.max_batch_size or 0) >= need:
+            cap = usable_bytes(g)
+            if _shards_on(w, t, cap):
+                if sharded is None:
+                    sharded = _terms(model, replace(w, parallelism=Parallelism.SHARDED))
+                max_b = _max_batch(sharded, cap) * w.num_gpus  # sharded: the batch splits
+            else:
+                max_b = _max_batch(t, cap) * (w.num_gpus if splits else 1)
+            if max_b >= need:
                 key = g.vram_gb
                 if best is None or key < best[0]:
-                    best = (key, g, e)
+                    best = (key, g)
         if best is not None:
-            _, g, e = best
+            _, g = best
+            e = estimate(model, g, workload=w)
             out.append(Suggestion("the smallest card that fits", round(e.total / GB, 1), True, g.id))
     return out

@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.core import memory, speed
+from bot.core.copy_with import copy_with
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.results import Reason, ReasonCode
 from bot.core.types import Intent, Method, Note, NoteCode, Parallelism, Precision, Query, Task, note
@@ -46,7 +47,7 @@ REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
 
 def workload_for(model: Model, q: Query) -> Workload:
     w = _workload_for(model, q)
-    return replace(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
+    return copy_with(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
 
 
 def _workload_for(model: Model, q: Query) -> Workload:
@@ -174,6 +175,49 @@ def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
     return price_of
 
 
+@functools.lru_cache(maxsize=8)
+def _cards(catalog: Catalog) -> tuple[tuple[GPU, bool], ...]:
+    """Every card with whether it is worth buying (``buyable``), in catalog order, once per catalog."""
+    return tuple((g, buyable(g)) for g in catalog.gpus.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _buyable_ids(catalog: Catalog) -> frozenset[str]:
+    return frozenset(g.id for g, buy in _cards(catalog) if buy)
+
+
+def _batches(catalog: Catalog, model: Model, w: Workload, need: int) -> tuple[list[int], float]:
+    """The largest batch on each card (the workload's cards together), in catalog order, and the
+    memory per card at ``need`` (the same on every card)."""
+    terms = memory.profile(model, w)
+    splits = w.parallelism.value in ("data", "sharded")
+    b_card = math.ceil(need / w.num_gpus) if splits else need
+    total_gb = memory.total_bytes(terms, b_card) / GB
+    per_card = memory.max_batches(terms, _capacities(catalog))
+    return ([b * w.num_gpus for b in per_card] if splits else per_card), total_gb
+
+
+def _candidate(
+    g: GPU,
+    mb: int,
+    need: int,
+    w: Workload,
+    speeds: dict[str, speed.Speed],
+    total_gb: float,
+    price_of: Callable[[GPU], Any] | None,
+    build: str | None,
+    tagged: Workload | None,
+) -> Candidate:
+    sp = speeds[g.id]
+    quote = price_of(g) if price_of is not None else None
+    if price_of is not None:
+        price = quote.usd * w.num_gpus if quote is not None else None
+    else:
+        price = g.price_usd * w.num_gpus if g.price_usd else None
+    value = sp.relative / (price / 1000.0) if price else None
+    return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
+
+
 def _candidates(
     catalog: Catalog,
     model: Model,
@@ -183,27 +227,42 @@ def _candidates(
     build: str | None = None,
     tagged: Workload | None = None,
 ) -> list[Candidate]:
-    """Every catalog card as a candidate for ``w`` (``build`` / ``tagged``: the build and workload
-    each candidate carries, set here rather than copied in afterwards)."""
-    terms = memory.profile(model, w)
-    splits = w.parallelism.value in ("data", "sharded")
+    """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
+    each candidate carries), in catalog order: every card worth buying, and every other card the
+    workload fits (a server module); a card that is neither is no pick, no chart bar, no server."""
+    batches, total_gb = _batches(catalog, model, w, need)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
-    b_card = math.ceil(need / w.num_gpus) if splits else need
-    total_gb = memory.total_bytes(terms, b_card) / GB  # the same on every card
-    out: list[Candidate] = []
-    for g, per_card in zip(
-        catalog.gpus.values(), memory.max_batches(terms, _capacities(catalog)), strict=True
-    ):
-        mb = per_card * w.num_gpus if splits else per_card
-        sp = speeds[g.id]
-        quote = price_of(g) if price_of is not None else None
-        if price_of is not None:
-            price = quote.usd * w.num_gpus if quote is not None else None
-        else:
-            price = g.price_usd * w.num_gpus if g.price_usd else None
-        value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged))
-    return out
+    return [
+        _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
+        for (g, buy), mb in zip(_cards(catalog), batches, strict=True)
+        if buy or mb >= need
+    ]
+
+
+@functools.lru_cache(maxsize=8)
+def _runs_table(catalog: Catalog) -> dict[str, frozenset[str]]:
+    """Per precision asked (fp32, fp16, bf16, fp8, ...), the catalog's cards that run it as asked
+    (``support.precision_for`` gives no fallback): computed once per catalog."""
+    from bot.core import support
+
+    return {
+        str(p): frozenset(
+            g.id
+            for g in catalog.gpus.values()
+            if support.precision_for(g, str(p)).reason is support.FallbackReason.NONE
+        )
+        for p in Precision
+    }
+
+
+def _asked_precision(w: Workload, q: Query) -> str | None:
+    """The precision a card must run for ``_runs_precision`` (None: any card will do)."""
+    asked = str(q.precision) if q.precision is not None else None
+    if asked is None and w.trains and w.precision is Precision.BF16:
+        asked = "bf16"
+    if asked is None or asked in ("int8", "int4"):
+        return None
+    return asked
 
 
 def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
@@ -211,10 +270,8 @@ def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
     a Turing card is no pick for bf16 training, an Ampere one none for fp8 asked by name."""
     from bot.core import support
 
-    asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision is Precision.BF16:
-        asked = "bf16"
-    if asked is None or asked in ("int8", "int4"):
+    asked = _asked_precision(w, q)
+    if asked is None:
         return True
     return support.precision_for(g, asked).reason is support.FallbackReason.NONE
 
@@ -224,23 +281,34 @@ def _build_candidates(
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
         return w, _candidates(catalog, model, w, need, price_of)
-    all_builds = formats.builds_for(model, catalog)
+    all_builds = builds.builds_of(catalog, model)
     if not all_builds:
         return w, _candidates(catalog, model, w, need, price_of)
     rel_w = builds.build_workload(model, w, all_builds[0])
     rid = all_builds[0].format_id
-    rel = _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
     q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     if q4 is None:
-        return rel_w, rel
+        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
     q4_w = builds.build_workload(model, w, q4)
-    q4c = _candidates(catalog, model, q4_w, need, price_of, q4.format_id, q4_w)
-    return rel_w, [a if a.fits or not b.fits else b for a, b in zip(rel, q4c, strict=True)]
+    # per card the release build when it fits, else Q4_K_M when that fits, else the release
+    rel_b, rel_gb = _batches(catalog, model, rel_w, need)
+    q4_b, q4_gb = _batches(catalog, model, q4_w, need)
+    rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
+    q4_sp: dict[str, speed.Speed] | None = None
+    out: list[Candidate] = []
+    for (g, buy), rb, qb in zip(_cards(catalog), rel_b, q4_b, strict=True):
+        if rb >= need or qb < need:
+            if buy or rb >= need:
+                out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
+        else:
+            if q4_sp is None:
+                q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
+            out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
+    return rel_w, out
 
 
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
@@ -250,8 +318,17 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
     # a card that cannot run the asked precision is never a pick for it
-    cands = [c if not c.fits or _runs_precision(c.gpu, w, q) else replace(c, fits=False) for c in cands]
-    priced = [c for c in cands if buyable(c.gpu) and c.price is not None]
+    asked = _asked_precision(w, q)
+    if asked is not None:
+        runs = _runs_table(catalog).get(asked)
+        cands = [
+            c
+            if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
+            else copy_with(c, fits=False)
+            for c in cands
+        ]
+    buyable_ids = _buyable_ids(catalog)
+    priced = [c for c in cands if c.gpu.id in buyable_ids and c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
@@ -277,7 +354,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
                 if c not in chosen:
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        picks = [(c, _reason(c, in_budget, w, need, model, flagged)) for c in chosen]
+        marks = _pool_marks(in_budget, flagged)
+        picks = [(c, _reason(c, in_budget, w, need, model, flagged, marks)) for c in chosen]
     else:
         chosen = []
         if cheapest is not None:
@@ -290,13 +368,14 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(fastest_consumer)
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
+        marks = _pool_marks(fitting, flagged)
         for c in chosen[:3]:
-            reason = _reason(c, fitting, w, need, model, flagged)
+            reason = _reason(c, fitting, w, need, model, flagged, marks)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
 
-    servers = [c for c in cands if c.fits and not buyable(c.gpu)]
+    servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
     server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if not in_budget:
@@ -331,7 +410,6 @@ def _issue11_notes(
 ) -> list[Note]:
     """MoE total/active parameters; when no single card holds the model, the multi-card setups
     that do (release build and Q4_K_M), fewest cards first."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     out: list[Note] = []
@@ -348,8 +426,8 @@ def _issue11_notes(
         return out
     wanted: list[tuple[str, Workload]] = []
     if builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS:
-        bl = formats.builds_for(model, catalog)
-        base = replace(w, weights_bytes=None, format_id="")
+        bl = builds.builds_of(catalog, model)
+        base = copy_with(w, weights_bytes=None, format_id="")
         for b in bl:
             if b.is_release or b.format_id == "gguf-q4_k_m":
                 wanted.append((b.format_id, builds.build_workload(model, base, b)))
@@ -362,12 +440,17 @@ def _issue11_notes(
         # (gpu_memory_utilization) and need room in it for the KV cache: 700 GB of FP8 weights is
         # 8x H200 / B200 / MI300X, as deployed, not 4x at 89% full
         served = fmt_id != "" and not fmt_id.startswith("gguf")
+        # an inference estimate's per-card total does not depend on the card: once per count
+        totals: dict[int, float] = {}
         for g in big:
+            cap = memory.usable_bytes(g)
             for n in (2, 4, 8):
-                tw = replace(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
-                e = memory.estimate(model, g, workload=tw)
-                if e.total <= (e.capacity or 0.0) * SERVE_WEIGHT_SHARE if served else e.fits:
-                    setups.append((n, n * g.vram_gb, e.total / GB, g))
+                if n not in totals:
+                    tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
+                    totals[n] = memory.estimate(model, None, workload=tw).total
+                total = totals[n]
+                if total <= cap * SERVE_WEIGHT_SHARE if served else total <= cap:
+                    setups.append((n, n * g.vram_gb, total / GB, g))
                     break
         setups.sort(key=lambda s: (s[0], s[1]))
         picked: list[dict[str, Any]] = []
@@ -389,7 +472,6 @@ def _issue11_notes(
 def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
     Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
@@ -398,14 +480,14 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
         (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
         key=lambda g: (g.vram_gb, g.price_usd or 1e9),
     )
-    usable = [b for b in formats.builds_for(model, catalog) if b.precision not in builds.LOW_BITS]
-    base = replace(w, weights_bytes=None, format_id="", num_gpus=1)
+    usable = [b for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS]
+    base = copy_with(w, weights_bytes=None, format_id="", num_gpus=1)
     for g in boxes:
         for raised in (False, True):
             share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
             if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
                 continue
-            box = replace(g, gpu_memory_share=share) if raised else g
+            box = copy_with(g, gpu_memory_share=share) if raised else g
             for b in builds.usable_builds(catalog, model, q, box):
                 if b not in usable:
                     continue
@@ -436,16 +518,15 @@ OFFLOAD_CARDS = ("rtx-4090", "rtx-3090")
 def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No card holds an MoE model: its Q4_K_M build with the routed experts in system RAM
     (llama.cpp ``--n-cpu-moe`` / ``-ot``, KTransformers) when the rest fits one 24 GB card."""
-    from bot.core import formats
     from bot.core.engine import builds
 
     if model.kind != "moe-decoder" or not builds.builds_apply(model, q):
         return []
-    q4 = next((b for b in formats.builds_for(model, catalog) if b.format_id == "gguf-q4_k_m"), None)
+    q4 = next((b for b in builds.builds_of(catalog, model) if b.format_id == "gguf-q4_k_m"), None)
     g = next((catalog.gpus[c] for c in OFFLOAD_CARDS if c in catalog.gpus), None)
     if q4 is None or g is None:
         return []
-    bw = builds.build_workload(model, replace(w, weights_bytes=None, format_id="", num_gpus=1), q4)
+    bw = builds.build_workload(model, copy_with(w, weights_bytes=None, format_id="", num_gpus=1), q4)
     v = builds.BuildVerdict(q4, memory.estimate(model, g, workload=bw), False)
     xo = builds.expert_offload(model, g, v)
     if xo is None or not xo.fits_gpu:
@@ -493,10 +574,27 @@ def price_flagged(catalog: Catalog) -> frozenset[str]:
     return frozenset(g for g in catalog.gpus if costs.price_sanity(catalog, g))
 
 
+def _pool_marks(
+    pool: list[Candidate], flagged: frozenset[str]
+) -> tuple[Candidate, Candidate, Candidate] | None:
+    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool."""
+    if not pool:
+        return None
+    fastest = max(pool, key=lambda x: x.speed.relative)
+    return fastest, best_value_of(pool, flagged), max(pool, key=lambda x: x.gpu.vram_gb)
+
+
 def _reason(
-    c: Candidate, pool: list[Candidate], w: Workload, need: int, model: Model, flagged: frozenset[str]
+    c: Candidate,
+    pool: list[Candidate],
+    w: Workload,
+    need: int,
+    model: Model,
+    flagged: frozenset[str],
+    marks: tuple[Candidate, Candidate, Candidate] | None = None,
 ) -> tuple[Reason, ...]:
-    """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at."""
+    """Why this card, as codes: the batch it fits, its headroom, its speed, what it is best at.
+    (``marks``: ``_pool_marks(pool, flagged)`` when the caller has it.)"""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
         bits.append(Reason(ReasonCode.FITS_BATCH, c.max_batch))
@@ -506,10 +604,9 @@ def _reason(
     if room:
         bits.append(Reason(room))
     bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
-    if pool:
-        fastest = max(pool, key=lambda x: x.speed.relative)
-        best_val = best_value_of(pool, flagged)
-        most_mem = max(pool, key=lambda x: x.gpu.vram_gb)
+    marks = marks or _pool_marks(pool, flagged)
+    if marks is not None:
+        fastest, best_val, most_mem = marks
         if c is fastest:
             bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
         if c is best_val:
@@ -539,24 +636,32 @@ def _fix_for_budget(
     changes, the one that runs on the cheapest hardware.
     """
     limit = budget if budget is not None else float("inf")
-    affordable = [g for g in catalog.gpus.values() if buyable(g) and (g.price_usd or 0) * w.num_gpus <= limit]
+    affordable: list[GPU] = []
+    caps: list[float] = []  # their capacities (per-catalog), in the same order
+    for (g, buy), cap in zip(_cards(catalog), _capacities(catalog), strict=True):
+        if buy and (g.price_usd or 0) * w.num_gpus <= limit:
+            affordable.append(g)
+            caps.append(cap)
+    runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
-    for c in memory.candidate_changes(model, replace(w, batch_size=need), multi_card=True):
+    for c in memory.candidate_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
         scale = nw.num_gpus if splits else 1
+        # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
+        asked = _asked_precision(nw, q) if q is not None else None
+        runs = runs_table.get(asked) if asked is not None else None
         ok = [
             g
-            for g, per_card in zip(
-                affordable,
-                memory.max_batches(terms, [memory.usable_bytes(g) for g in affordable]),
-                strict=True,
-            )
+            for g, per_card in zip(affordable, memory.max_batches(terms, caps), strict=True)
             if (g.price_usd or 0) * nw.num_gpus <= limit
             and per_card * scale >= b
-            # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
-            and (q is None or _runs_precision(g, nw, q))
+            and (
+                asked is None
+                or q is None
+                or (g.id in runs if runs is not None else _runs_precision(g, nw, q))
+            )
         ]
         if not ok:
             continue
@@ -636,9 +741,9 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     counts = list(q.gpu_counts) if len(q.gpu_counts) == len(gpus) else [q.num_gpus] * len(gpus)
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
-        w = workload_for(model, replace(q, num_gpus=1) if q.gpu_counts else q)
+        w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
         for g, n in zip(gpus, counts, strict=True):
-            qn = replace(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+            qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
             est = fit_estimate(catalog, model, g, qn)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)

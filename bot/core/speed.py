@@ -132,9 +132,17 @@ def _compute_tflops(gpu: GPU, precision: Precision) -> float:
 
 def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> float:
     """Unnormalised throughput score (higher is faster)."""
+    return _score(gpu, _score_regime(model, task, precision), precision)
+
+
+def _score_regime(model: Model, task: Task, precision: Precision) -> str:
+    """The regime ``modelled_score`` weighs compute and bandwidth by (fp32 CNN training apart)."""
     reg = regime(model, task)
-    if reg == "train_mixed" and precision is Precision.FP32:
-        reg = "train_fp32"
+    return "train_fp32" if reg == "train_mixed" and precision is Precision.FP32 else reg
+
+
+def _score(gpu: GPU, reg: str, precision: Precision) -> float:
+    """``modelled_score`` with the regime worked out (once per model, task and precision)."""
     alpha = ALPHA[reg]
     compute = _compute_tflops(gpu, precision)
     bw = float(gpu.memory_bandwidth_gbs)
@@ -238,32 +246,57 @@ def relative_speed(
         if catalog is None:
             raise ValueError("relative_speed needs a reference card or a catalog")
         reference = catalog.gpu(REFERENCE_GPU)
-    mine = modelled_score(gpu, model, task, precision)
-    ref_score = ref_score if ref_score is not None else modelled_score(reference, model, task, precision)
-    modelled = mine / ref_score
+    ctx = _SpeedContext.of(model, task, precision)
+    ref_score = ref_score if ref_score is not None else _score(reference, ctx.score_regime, precision)
+    return ctx.speed(gpu, catalog, reference, ref_score)
 
-    unit_value: float | None = None
-    unit: str | None = None
-    reg = regime(model, task)
-    if reg == "decode":
-        wbytes = _decode_bytes(model, precision)
-        if wbytes > 0:
+
+@dataclass(frozen=True, slots=True)
+class _SpeedContext:
+    """What ``relative_speed`` works out once per (model, task, precision): the regime, the bytes
+    read per generated token, and which measured table applies."""
+
+    model: Model
+    task: Task
+    precision: Precision
+    score_regime: str
+    decode_bytes: float | None  # the decode regime's bytes per token; None in other regimes
+    measured: str | None
+
+    @staticmethod
+    def of(model: Model, task: Task, precision: Precision) -> _SpeedContext:
+        reg = regime(model, task)
+        measured = (
+            "decode"
+            if reg == "decode"
+            else ("train" if task is not Task.INFERENCE and model.kind == "cnn" else None)
+        )
+        return _SpeedContext(
+            model,
+            task,
+            precision,
+            _score_regime(model, task, precision),
+            _decode_bytes(model, precision) if reg == "decode" else None,
+            measured,
+        )
+
+    def speed(self, gpu: GPU, catalog: Catalog | None, reference: GPU, ref_score: float) -> Speed:
+        precision = self.precision
+        modelled = _score(gpu, self.score_regime, precision) / ref_score
+        unit_value: float | None = None
+        unit: str | None = None
+        wbytes = self.decode_bytes
+        if wbytes is not None and wbytes > 0:
             unit_value = decode_efficiency(gpu, precision) * gpu.memory_bandwidth_gbs * 1e9 / wbytes
             unit = "tokens/s (batch 1, modelled)"
-
-    measured = (
-        "decode"
-        if reg == "decode"
-        else ("train" if task is not Task.INFERENCE and model.kind == "cnn" else None)
-    )
-    if catalog is not None and measured is not None:
-        anchors, unit_name = _MEASURED_TABLES[measured]
-        found = _measured_ratio(
-            catalog, model, gpu, reference, precision, task, ref_score, anchors, unit_name
-        )
-        if found is not None:
-            return found
-    return Speed(modelled, "modelled", unit_value, unit)
+        if catalog is not None and self.measured is not None:
+            anchors, unit_name = _MEASURED_TABLES[self.measured]
+            found = _measured_ratio(
+                catalog, self.model, gpu, reference, precision, self.task, ref_score, anchors, unit_name
+            )
+            if found is not None:
+                return found
+        return Speed(modelled, "modelled", unit_value, unit)
 
 
 def _decode_bytes(model: Model, precision: Precision) -> float:
@@ -296,13 +329,9 @@ def speed_table(catalog: Catalog, model_id: str, task: Task, precision: Precisio
     """
     model = catalog.model(model_id)
     ref = catalog.gpu(REFERENCE_GPU)
-    ref_score = modelled_score(ref, model, task, precision)
-    return {
-        g.id: relative_speed(
-            model, g, precision, task=task, catalog=catalog, reference=ref, ref_score=ref_score
-        )
-        for g in catalog.gpus.values()
-    }
+    ctx = _SpeedContext.of(model, task, precision)  # relative_speed's per-model work, once
+    ref_score = _score(ref, ctx.score_regime, precision)
+    return {g.id: ctx.speed(g, catalog, ref, ref_score) for g in catalog.gpus.values()}
 
 
 # Estimates (the catalog has no measured multi-card runs): the share of one more card's

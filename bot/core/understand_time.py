@@ -165,32 +165,45 @@ def _float(m: re.Match[str] | None, *groups: int) -> float | None:
 
 
 def read(text: str) -> TimeAsk:
+    return _read(text, full=True)
+
+
+# any dataset name at all (the loop over DATASETS then picks the first in DATASETS' order)
+_ANY_DATASET = re.compile(r"\b(?:" + "|".join(re.escape(d) for d in DATASETS) + r")\b")
+_DIGIT = re.compile(r"\d")
+
+
+def _read(text: str, full: bool) -> TimeAsk:
+    """``read``; with ``full`` False, a question of no speed kind returns as soon as that is known
+    (kind None, weak_speed False), without the figures only a speed question uses."""
     t = (text or "").replace("，", ",")
     low = t.lower()
+    # every figure below but "under a day" needs a digit: a question without one skips them
+    digits = _DIGIT.search(t) is not None
     samples = None
     name = None
-    if (m := _RX["samples"].search(t)) is not None:
+    if digits and (m := _RX["samples"].search(t)) is not None:
         samples = int(_n(m.group(1), m.group(2)))
-    for ds, count in DATASETS.items():
-        if re.search(rf"\b{re.escape(ds)}\b", low):
-            name = ds
-            if samples is None:
-                samples = count
-            break
+    if _ANY_DATASET.search(low):
+        for ds, count in DATASETS.items():
+            if re.search(rf"\b{re.escape(ds)}\b", low):
+                name = ds
+                if samples is None:
+                    samples = count
+                break
     sample_tokens = None
     if samples is not None and (m := _RX["sample_tokens"].search(t)) is not None:
         num, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         sample_tokens = int(_n(num, k))
     dataset_tokens = None
-    if sample_tokens is None and (m := _RX["dataset_tokens"].search(t)) is not None and m.group(2):
+    if digits and sample_tokens is None and (m := _RX["dataset_tokens"].search(t)) is not None and m.group(2):
         dataset_tokens = _n(m.group(1), m.group(2))
-    if dataset_tokens is None and (m := _RX["text_bytes"].search(t)) is not None:
+    if digits and dataset_tokens is None and (m := _RX["text_bytes"].search(t)) is not None:
         unit = m.group(2).lower()[0]
         b = float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}[unit]
         dataset_tokens = b / BYTES_PER_TOKEN
-    epochs = _float(_RX["epochs"].search(t), 1, 2)
-    tps = _float(_RX["target_tps"].search(t), 1, 2, 3)
-    img = _float(_RX["target_img"].search(t), 1, 2)
+    tps = _float(_RX["target_tps"].search(t), 1, 2, 3) if digits else None
+    img = _float(_RX["target_img"].search(t), 1, 2) if digits else None
     hours = None
     if (m := _RX["target_hours"].search(t)) is not None:
         if m.group(2):
@@ -202,23 +215,9 @@ def read(text: str) -> TimeAsk:
     if hours is not None:
         img = None  # "under a day" is not an image target
     users = None
-    if (m := _RX["users"].search(t)) is not None:
+    if digits and (m := _RX["users"].search(t)) is not None:
         v = m.group(1) or m.group(2) or m.group(3)
         users = int(v.replace(",", "")) if v else None
-    context = None
-    if (m := _RX["context"].search(t)) is not None:
-        num, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        if num:
-            context = int(float(num) * (1024 if k else 1))
-    kwh = cur = None
-    if (m := _RX["kwh"].search(t)) is not None:
-        if m.group(1):
-            kwh, cur = float(m.group(1)), m.group(2)
-        elif m.group(4):
-            kwh, cur = float(m.group(4)), m.group(3)
-        else:
-            kwh, cur = float(m.group(5)), "元"
-    steps = int(m.group(1)) if (m := _RX["steps"].search(t)) is not None else None
 
     kind: str | None = None
     if _SERVE_RE.search(t) or users is not None:
@@ -233,6 +232,25 @@ def read(text: str) -> TimeAsk:
         kind = "speed"
     if img is not None and kind is None and re.search(r"image|图", low):
         kind = "speed"
+    weak = bool(_WEAK_SPEED_RE.search(t))
+    if not full and kind is None and not weak:
+        return TimeAsk()
+
+    epochs = _float(_RX["epochs"].search(t), 1, 2)
+    context = None
+    if (m := _RX["context"].search(t)) is not None:
+        num, k = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if num:
+            context = int(float(num) * (1024 if k else 1))
+    kwh = cur = None
+    if (m := _RX["kwh"].search(t)) is not None:
+        if m.group(1):
+            kwh, cur = float(m.group(1)), m.group(2)
+        elif m.group(4):
+            kwh, cur = float(m.group(4)), m.group(3)
+        else:
+            kwh, cur = float(m.group(5)), "元"
+    steps = int(m.group(1)) if (m := _RX["steps"].search(t)) is not None else None
     return TimeAsk(
         kind=kind,
         samples=samples,
@@ -248,7 +266,7 @@ def read(text: str) -> TimeAsk:
         kwh_price=kwh,
         kwh_currency=_currency(cur),
         steps=steps,
-        weak_speed=bool(_WEAK_SPEED_RE.search(t)),
+        weak_speed=weak,
     )
 
 
@@ -272,7 +290,7 @@ def refine(q: Query) -> Query:
     """The parser's hook: the speed intents and the fields they read, on top of a parsed Query."""
     if q.intent in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL) or q.needs_clarification:
         return q
-    ask = read(q.text)
+    ask = _read(q.text, full=False)  # no speed kind: the figures a speed answer reads are not read
     if ask.kind is None and ask.weak_speed and q.models and q.gpus:
         ask = replace(ask, kind="speed")
     if ask.kind is None:

@@ -250,3 +250,19 @@ def test_apple_decode_rows_within_1_5x_with_the_metal_per_token_cost() -> None:
     ]
     assert len(pts) >= 12
     assert all(1 / 1.5 <= p.ratio <= 1.5 for p in pts), [(p.model, p.gpu, round(p.ratio, 2)) for p in pts]
+
+
+def test_speed_table_is_relative_speed_per_card() -> None:
+    """speed_table (the per-model work done once) gives exactly relative_speed's figures."""
+    from bot.core import speed
+    from bot.core.knowledge import get_catalog
+    from bot.core.types import Precision, Task
+
+    cat = get_catalog()
+    for mid in ("llama-3-8b", "resnet-50", "sdxl", "bert-base"):
+        m = cat.model(mid)
+        for task, prec in ((Task.INFERENCE, Precision.INT4), (Task.TRAINING, Precision.FP32)):
+            table = speed.speed_table.__wrapped__(cat, mid, task, prec)
+            assert list(table) == list(cat.gpus)
+            for g in cat.gpus.values():
+                assert table[g.id] == speed.relative_speed(m, g, prec, task=task, catalog=cat)

@@ -21,10 +21,12 @@ Pure functions over the catalog; no I/O, no Discord.
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.core import formats, memory, support
+from bot.core.copy_with import copy_with
 from bot.core.formats import Build
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.memory import GB, Estimate, Workload
@@ -36,6 +38,7 @@ __all__ = [
     "VLLM_RESERVE",
     "build_workload",
     "builds_apply",
+    "builds_of",
     "card_notes",
     "expert_offload",
     "judge_builds",
@@ -113,11 +116,24 @@ def _runs_on(b: Build, fam: str, g: GPU | None) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=8)
+def _catalog_builds(cat: Catalog) -> dict[str, tuple[Build, ...]]:
+    """Every catalog model's builds (``formats.builds_for``), computed once per catalog."""
+    return {mid: tuple(formats.builds_for(m, cat)) for mid, m in cat.models.items()}
+
+
+def builds_of(cat: Catalog, m: Model) -> list[Build]:
+    """``formats.builds_for(m, cat)`` from the catalog's table (a model not in it is computed)."""
+    if cat.models.get(m.id) is m:
+        return list(_catalog_builds(cat)[m.id])
+    return formats.builds_for(m, cat)
+
+
 def usable_builds(cat: Catalog, m: Model, q: Query, g: GPU | None) -> list[Build]:
     """The builds of ``m`` the asker's engine loads and the card runs, highest quality first."""
     fams = _families(cat, m, q)
     out = []
-    for b in formats.builds_for(m, cat):
+    for b in builds_of(cat, m):
         fam = cat.formats[b.format_id].family
         if b.is_release or (fam in fams and _runs_on(b, fam, g)):
             out.append(b)
@@ -134,9 +150,9 @@ def build_workload(m: Model, w: Workload, b: Build) -> Workload:
     prec = _PREC.get(fmt_prec, Precision.INT4)
     if m.kind == "diffusion":
         if b.is_release:
-            return replace(w, format_id=b.format_id)
+            return copy_with(w, format_id=b.format_id)
         nf4 = fmt_prec == "nf4"
-        return replace(w, precision=prec, nf4=nf4, format_id=b.format_id)
+        return copy_with(w, precision=prec, nf4=nf4, format_id=b.format_id)
     par = w.parallelism
     if (
         b.format_id.startswith("gguf")
@@ -147,7 +163,7 @@ def build_workload(m: Model, w: Workload, b: Build) -> Workload:
         # llama.cpp, which runs GGUF files, splits the layers across the cards by default
         # (--split-mode layer): the same memory per card as tensor parallel, said as what it is
         par = Parallelism.PIPELINE
-    return replace(
+    return copy_with(
         w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB, parallelism=par
     )
 
@@ -160,7 +176,7 @@ def _fits(e: Estimate, vllm: bool) -> bool:
 
 def _on(m: Model, g: GPU, w: Workload, n: int) -> Estimate:
     par = w.parallelism if n == w.num_gpus else Parallelism.TENSOR
-    return memory.estimate(m, g, workload=replace(w, num_gpus=n, parallelism=par))
+    return memory.estimate(m, g, workload=copy_with(w, num_gpus=n, parallelism=par))
 
 
 def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> list[BuildVerdict]:
@@ -179,7 +195,7 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
         resident: float | None = None
         if not ok and diffusion and m.components and not headline_set:
             # diffusers' enable_model_cpu_offload(): one component on the card at a time
-            ow = replace(w, model_offload=True, offload_text_encoders=False)
+            ow = copy_with(w, model_offload=True, offload_text_encoders=False)
             oe = memory.estimate(m, g, workload=ow)
             if oe.fits:
                 resident, e, ok, offload = e.total / GB, oe, True, True
@@ -420,7 +436,7 @@ def sequential_offload(m: Model, g: GPU, workload: Workload, format_id: str) -> 
         return None
     from bot.core import throughput
 
-    w = replace(workload, model_offload=True, offload_text_encoders=False)
+    w = copy_with(workload, model_offload=True, offload_text_encoders=False)
     e = memory.estimate(m, g, workload=w)
     peak = e.total - e.weights + SEQ_LEAF_GB * GB
     if e.capacity is None or peak > e.capacity:
@@ -598,7 +614,7 @@ def asks_what_runs(text: str) -> bool:
 
 
 def _best(cat: Catalog, m: Model, g: GPU, q: Query) -> tuple[Build, float] | None:
-    mq = replace(q, models=(m.id,), precision=None, method=None, task=None)
+    mq = copy_with(q, models=(m.id,), precision=None, method=None, task=None)
     base = memory.resolve_workload(m, task=Task.INFERENCE)
     for b in usable_builds(cat, m, mq, g):
         e = memory.estimate(m, g, workload=build_workload(m, base, b))
@@ -651,7 +667,7 @@ def what_runs(cat: Catalog, g: GPU, q: Query, top: int = 5) -> tuple[Runs, ...]:
     if g.unified_memory and g.gpu_memory_share is not None and g.vram_gb > OS_RESERVE_GB * 2:
         share = (g.vram_gb - OS_RESERVE_GB) / g.vram_gb
         if share > g.gpu_memory_share:
-            g2 = replace(g, gpu_memory_share=share)
+            g2 = copy_with(g, gpu_memory_share=share)
             # a bigger model, or a listed one that only fits below Q4_K_M now (R1 as IQ4_XS -> Q5_K_M)
             below_q4 = {r.model.id: r.build.quality_rank for r in good if r.build.quality_rank > q4_rank}
             for m in sorted((m for m in cat.models.values() if m.kind in LLM_KINDS), key=lambda m: -m.params):

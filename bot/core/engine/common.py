@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from bot.core import memory
+from bot.core.copy_with import copy_with
 from bot.core.knowledge import GPU, Catalog
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.results import Assumption, AssumptionName, Breakdown, ChangeKind, FixOption, SettingChange
@@ -128,5 +128,7 @@ def memory_variant(g: GPU, text: str) -> GPU:
         if size != g.vram_gb and size in g.memory_options_gb:
             old = f"{g.vram_gb:g} GB"
             name = g.name.replace(old, f"{size:g} GB") if old in g.name else f"{g.name} ({size:g} GB)"
-            return replace(g, vram_gb=size, name=name, price_usd=None, launch_price_usd=None, price_cny=None)
+            return copy_with(
+                g, vram_gb=size, name=name, price_usd=None, launch_price_usd=None, price_cny=None
+            )
     return g

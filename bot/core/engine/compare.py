@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from bot.core import recommend
+from bot.core.copy_with import copy_with
 from bot.core.engine.common import assumptions_for
 from bot.core.engine.fit import fit_entry
 from bot.core.engine.picks import round_tp
@@ -132,7 +132,7 @@ def _with_quote(r: Any, x: Any) -> Any:
     """The row with its speed per dollar at the quoted price."""
     if x is None or not r.relative_speed:
         return r
-    return replace(r, value=r.relative_speed / (float(x.usd) * r.count / 1000.0))
+    return copy_with(r, value=r.relative_speed / (float(x.usd) * r.count / 1000.0))
 
 
 def decide(

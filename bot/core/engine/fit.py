@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import functools
 from typing import Any
 
 from bot.core import commands, memory, recommend
+from bot.core.copy_with import copy_with
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
     assumptions_for,
@@ -48,7 +49,7 @@ def fit_entry(
     entry = _fit_entry(m, g, e, fixes)
     if build is None:
         return entry
-    return replace(
+    return copy_with(
         entry,
         fits=entry.fits if fits is None else fits,
         format=build.format_id,
@@ -133,8 +134,8 @@ def kv_notes(e: Estimate) -> list[Note]:
 def multi_train_note(m: Model, g: GPU, e: Estimate) -> Note:
     """Several cards in training: whether memory pools (FSDP / ZeRO-3) or not (DDP), with both figures."""
     w = e.workload
-    ddp = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.DATA))
-    shard = memory.estimate(m, None, workload=replace(w, parallelism=memory.Parallelism.SHARDED))
+    ddp = memory.estimate(m, None, workload=copy_with(w, parallelism=memory.Parallelism.DATA))
+    shard = memory.estimate(m, None, workload=copy_with(w, parallelism=memory.Parallelism.SHARDED))
     return note(
         NoteCode.MULTI_TRAIN,
         n=w.num_gpus,
@@ -184,12 +185,12 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
         at_max_gb: float | None = None
         if q.max_context and entry.max_context_tokens:
             # the memory at the longest context, so the answer shows what fills the card there
-            wm = replace(e.workload, seq_len=entry.max_context_tokens)
+            wm = copy_with(e.workload, seq_len=entry.max_context_tokens)
             em = memory.estimate(m, g, workload=wm)
             at_max, at_max_gb = breakdown_of(em), em.total / GB
         cmd = _command(cat, q, m, g, v, entry, offers, at_max_gb)
         if cmd is not None:
-            entry = replace(entry, command=cmd.to_json())
+            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -316,6 +317,16 @@ def _asked_command(
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _measured_of(cat: Catalog) -> dict[str, tuple[Any, ...]]:
+    """The catalog's published measurements by model (in file order), once per catalog: a lookup
+    searches that model's few instead of all of them."""
+    out: dict[str, list[Any]] = {}
+    for c in cat.measured_memory:
+        out.setdefault(c.model, []).append(c)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
     items: list[FitItem] = []
     notes: list[Note] = []
@@ -362,13 +373,13 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         if single and e.workload.trains and e.workload.method.value != "full":
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
-        published = find_measured(cat.measured_memory, m.id, e.workload, e.batch_size)
+        published = find_measured(_measured_of(cat).get(m.id, ()), m.id, e.workload, e.batch_size)
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
-            entry = replace(entry, measured_gb=published.measured_gb, measured_source=published.source)
+            entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
         cmd = _asked_command(cat, q, m, g, e, entry)
         if cmd is not None:
-            entry = replace(entry, command=cmd.to_json())
+            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -460,15 +471,10 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
 def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
     """A build's memory with no card named, and the smallest card worth buying that holds it."""
     total = memory.estimate(m, None, workload=w).total / GB
-    cards = [g for g in cat.gpus.values() if recommend.buyable(g)]
     terms = memory.profile(m, w)
-    fits = [
-        g
-        for g, mb in zip(
-            cards, memory.max_batches(terms, [memory.usable_bytes(g) for g in cards]), strict=True
-        )
-        if mb >= 1
-    ]
+    # every card's largest batch (per-catalog capacities), kept for the cards worth buying
+    batches = memory.max_batches(terms, recommend._capacities(cat))
+    fits = [g for (g, buy), mb in zip(recommend._cards(cat), batches, strict=True) if buy and mb >= 1]
     small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
     return b, total, small
 
@@ -479,7 +485,8 @@ def _smallest_fitting(
     w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
-    fits = [g for g in cat.gpus.values() if memory.max_batch_per_card(terms, g) >= need]
+    batches = memory.max_batch_per_cards(terms, recommend._capacities(cat))
+    fits = [g for g, mb in zip(cat.gpus.values(), batches, strict=True) if mb >= need]
     buyable = [g for g in fits if recommend.buyable(g)]
     if buyable:
         g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
@@ -490,7 +497,7 @@ def _smallest_fitting(
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
     par = split_parallelism(w)
     for n in (2, 4, 8):
-        e = memory.estimate(m, big, workload=replace(w, num_gpus=n, parallelism=par))
+        e = memory.estimate(m, big, workload=copy_with(w, num_gpus=n, parallelism=par))
         if e.fits:
             return Smallest.MULTI, big, None, n, par
     return Smallest.NONE, big, None, 8, par

@@ -16,7 +16,6 @@ __all__ = ["info_result", "list_result", "filter_result", "PRICE_QUESTION"]
 
 def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> InfoResult:
     mfacts = []
-    from bot.core import formats
     from bot.core.engine import builds
 
     for m in models:
@@ -24,7 +23,7 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
         fmt_id = None
         if m.kind in (*builds.LLM_KINDS, "diffusion"):
             # the release build (FP8 for DeepSeek-R1, MXFP4 for gpt-oss), not a bf16 upcast
-            bl = formats.builds_for(m, cat)
+            bl = builds.builds_of(cat, m)
             if bl:
                 e = memory.estimate(m, None, workload=builds.build_workload(m, e.workload, bl[0]))
                 fmt_id = bl[0].format_id

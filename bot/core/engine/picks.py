@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bot.core import memory, recommend
+from bot.core.copy_with import copy_with
 from bot.core.engine.common import assumptions_for, fix_from_suggestion
 from bot.core.knowledge import Catalog, Model
 from bot.core.names import card_label
@@ -53,11 +52,11 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
             extra["cheapest_fit"] = _pick(r.cheapest_fit, (), n)
             extra["cheapest_fit_gb"] = r.cheapest_fit.total_gb
         else:
-            need = memory.estimate(m, None, workload=replace(w, batch_size=r.batch_needed)).total
+            need = memory.estimate(m, None, workload=copy_with(w, batch_size=r.batch_needed)).total
             extra["no_workstation_gb"] = need / memory.GB
             extra["server_fit"] = r.server_fit.gpu if r.server_fit is not None else None
         if r.fix is not None and r.fix_card is not None:
-            extra["fix"] = replace(
+            extra["fix"] = copy_with(
                 fix_from_suggestion(cat, r.fix, w),
                 gpu=r.fix_card.gpu,
             )
@@ -87,7 +86,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
 def _no_fix(m: Model, w: memory.Workload) -> tuple[str, float]:
     """The smallest footprint there is (QLoRA / 4-bit / as asked): why no change helps in budget."""
     if w.trains and m.kind in memory.TRANSFORMER_KINDS:
-        low = replace(
+        low = copy_with(
             w,
             method=memory.Method.QLORA,
             precision=memory.Precision.INT4,
@@ -97,11 +96,11 @@ def _no_fix(m: Model, w: memory.Workload) -> tuple[str, float]:
         )
         how = "qlora"
     elif not w.trains and m.kind in memory.TRANSFORMER_KINDS:
-        low = replace(w, precision=memory.Precision.INT4)
+        low = copy_with(w, precision=memory.Precision.INT4)
         how = "int4"
     else:
         low, how = w, "as_asked"
-    e = memory.estimate(m, None, workload=replace(low, batch_size=1))
+    e = memory.estimate(m, None, workload=copy_with(low, batch_size=1))
     return how, e.total / memory.GB
 
 
