@@ -348,6 +348,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     # ---- the names resolved (families, typos, sizes, unknown names)
     nm = names.resolve(matcher, mentions, kind, masked, raw if same_len else norm, per_card, size_model)
     gpus = nm.gpus
+    if nm.sized_unknown and kind in (Intent.INFO, Intent.UNKNOWN):
+        kind = Intent.FIT if gpus else Intent.RECOMMEND  # "llama 5 400b on 8x h200": does it fit
     q = Query(
         intent=kind,
         models=tuple(nm.models),

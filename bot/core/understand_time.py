@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from bot.core.types import Intent, NoteCode, Query
+from bot.core.types import Intent, NoteCode, Query, Task
+from bot.core.understand.budgets import _CN_AMOUNT_RE, _cn_amount
 
 __all__ = ["TimeAsk", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
 
@@ -137,7 +138,7 @@ _RX = {
 }
 
 _SERVE_RE = re.compile(
-    r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bconcurrent\s+users"
+    r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bconcurrent\s+(?:users|requests|streams|sessions)"
     r"|多少(?:个)?(?:用户|人|并发)|并发|同时服务|部署.*用户",
     re.I,
 )
@@ -149,7 +150,7 @@ _TIME_RE = re.compile(
 _SPEED_RE = re.compile(
     r"tokens?\s*(?:/|per)\s*(?:s\b|sec|second)|\btok/s|\bt/s\b|\btps\b|\bhow\s+fast\b"
     r"|\bseconds?\s+(?:per|an?|each)\s+image|\bs/image|\bimages?\s*(?:/|per)\s*(?:s\b|sec|second|minute)|\bit/s"
-    r"|每秒|速度(?:多少|怎么样|如何)|多快|出图(?:要)?(?:几|多少)秒|一张图",
+    r"|每秒|速度(?:多少|怎么样|如何)|多快|出图(?:要)?(?:几|多少)秒|一张图|出一张.{0,20}?(?:要)?(?:几|多少)秒|几秒一张",
     re.I,
 )
 
@@ -164,12 +165,16 @@ def _float(m: re.Match[str] | None, *groups: int) -> float | None:
     return None
 
 
+_CN_COUNT_RE = re.compile(_CN_AMOUNT_RE.pattern + r"(?=\s{0,3}(?:条|个样本|样本|张图|张图片))")
+
+
 def read(text: str) -> TimeAsk:
     return _read(text, full=True)
 
 
 # any dataset name at all (the loop over DATASETS then picks the first in DATASETS' order)
-_ANY_DATASET = re.compile(r"\b(?:" + "|".join(re.escape(d) for d in DATASETS) + r")\b")
+# (ASCII boundaries: "训练coco" names COCO too)
+_ANY_DATASET = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(d) for d in DATASETS) + r")(?![a-z0-9])")
 _DIGIT = re.compile(r"\d")
 
 
@@ -177,6 +182,8 @@ def _read(text: str, full: bool) -> TimeAsk:
     """``read``; with ``full`` False, a question of no speed kind returns as soon as that is known
     (kind None, weak_speed False), without the figures only a speed question uses."""
     t = (text or "").replace("，", ",")
+    if "万" in t or "千" in t:  # "一万条数据", "两千个样本": Chinese numerals counting samples, as digits
+        t = _CN_COUNT_RE.sub(lambda m: f"{_cn_amount(m):g}" if _cn_amount(m) else m.group(), t)
     low = t.lower()
     # every figure below but "under a day" needs a digit: a question without one skips them
     digits = _DIGIT.search(t) is not None
@@ -186,7 +193,7 @@ def _read(text: str, full: bool) -> TimeAsk:
         samples = int(_n(m.group(1), m.group(2)))
     if _ANY_DATASET.search(low):
         for ds, count in DATASETS.items():
-            if re.search(rf"\b{re.escape(ds)}\b", low):
+            if re.search(rf"(?<![a-z0-9]){re.escape(ds)}(?![a-z0-9])", low):
                 name = ds
                 if samples is None:
                     samples = count
@@ -307,13 +314,26 @@ def refine(q: Query) -> Query:
         # "10k samples" / "0.30 €/kWh" read as a budget by the general parser: not one
         budget = None
         notes = tuple(n for n in notes if n.code not in (NoteCode.BUDGET_CONVERTED, NoteCode.BUDGET_NO_RATE))
+    if (
+        q.intent is Intent.RECOMMEND
+        and not q.gpus
+        and budget is not None
+        and ask.kind == "time"
+        and not targeted
+        and not _TIME_RE.search(q.text)
+    ):
+        return q  # "what gpu for training resnet50 on imagenet, about $1500": a buying question
     if seq is not None and seq in {ask.target_tokens_per_s, ask.users}:
         seq = None  # "20 tokens per second" is not a sequence length
     if seq is None and ask.sample_tokens:
         seq = ask.sample_tokens
+    task = q.task
+    if task is None and ask.kind in ("speed", "serve"):
+        task = Task.INFERENCE  # "tokens/s of llama 3 8b", "how many users": running the model
     return replace(
         q,
         intent=intent,
+        task=task,
         budget_usd=budget,
         notes=notes,
         seq_len=seq,

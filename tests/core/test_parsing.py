@@ -130,9 +130,19 @@ def test_did_you_mean_for_a_typo() -> None:
 
 
 def test_junk_model_names_match_nothing() -> None:
-    for text in ("foobarnet-9000", "asdfghjkl", "qwerty-llm-500b", "what gpu for zzzzzz 13b"):
+    for text in ("foobarnet-9000", "asdfghjkl", "qwerty-llm-500b"):
         q = parse(text)
         assert q.models == () and q.gpus == (), text
+
+
+def test_an_unknown_name_with_a_size_is_answered_for_a_model_of_that_size() -> None:
+    # "I don't know X; here is the answer for Y" (issue 10): both said
+    q = parse("what gpu for zzzzzz 13b")
+    codes = [n.code.value for n in q.notes]
+    assert "unknown_name" in codes and "size_model" in codes
+    assert len(q.models) == 1
+    model = get_catalog().models[q.models[0]]
+    assert abs(model.params / 1e9 - 13) / 13 <= 0.15
 
 
 def test_entities_in_question_order() -> None:

@@ -185,3 +185,32 @@ def test_a_time_question_takes_the_default_variant_instead_of_asking_back() -> N
     assert any(n.code.value == "took_gpu" for n in ans.query.notes)
     # a memory question still asks which one
     assert answer("can an a100 run llama 3 70b").query.needs_clarification
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "task"),
+    [
+        ("tokens/s of llama 3 8b on a 3090?", "speed", "inference"),
+        ("4090 出一張 sdxl 圖要幾秒", "speed", "inference"),
+        ("concurrent requests for qwen2.5 14b on an a100 80gb at 8k context with vllm", "serve", "inference"),
+        ("qwen2.5-vl 7b inference vram", "fit", "inference"),
+        ("gpu for whisper large v3 transcription, cheap as possible", "recommend", "inference"),
+        ("家用跑模型买啥", "recommend", "inference"),
+        (
+            "what gpu should i get for training resnet50 on imagenet, have about $1500",
+            "recommend",
+            "training",
+        ),
+        ("llama 5 400b on 8x h200", "fit", None),
+    ],
+)
+def test_intents_and_tasks_as_asked(text: str, intent: str, task: str | None) -> None:
+    q = answer(text).query
+    assert (q.intent.value, q.task.value if q.task else None) == (intent, task)
+
+
+def test_chinese_sample_counts_and_datasets_are_read() -> None:
+    from bot.core.understand_time import read
+
+    assert read("用4090 qlora微调qwen2.5 14b，一万条数据要多长时间").samples == 10_000
+    assert read("yolov8m训练coco 100个epoch在3090上要多久").dataset_name == "coco"

@@ -46,6 +46,7 @@ _FIT_RE = _rx(
     r"\bwill (?:it|a|an|the|my|this|that)\b|\bwould (?:it|a|an|the|my)\b|\benough\b|"
     r"\b(?:max(?:imum)?|largest|biggest|highest) batch|\bhow much (?:vram|memory|gpu memory|ram)\b|"
     r"\bneed(?:s|ed)?\b|\brequire|\bable to\b|\bhandle\b|\bout of memory\b|\boom\b|\bpossible\b|\bis it ok\b|"
+    r"\b(?:vram|memory)\s*(?:needed|required|requirements?|usage)?\s*\??\s*$|"
     r"能跑|能不能|可以跑|跑得动|跑得了|能否|够不够|够吗|够用|装得下|放得下|需要多少|最大\s*batch|最大批|能训练|能微调|可以训练|"
     r"(?:要|需要)?多大(?:的)?显存|(?:要|需要)?多少显存|显存(?:要|需要)多少"
 )
@@ -66,7 +67,7 @@ _RECOMMEND_RE = _rx(
     r"[^.?!]{0,25}\b(?:gpus?|cards?|graphics|hardware|setup|rig|one to (?:buy|get))\b|"
     r"\brecommend|\bsuggest|\bshould i (?:buy|get|pick|choose|go for)\b|\b(?:gpus?|cards?) for\b|"
     r"\bwhat (?:to|should i|do i) (?:buy|get)\b|\bbuy\b|\bupgrade|\bpurchase\b|\badvice\b|"
-    r"用什么|推荐|买什么|选什么|哪张|哪款|什么显卡|什么卡|哪个显卡|该买|配什么|买哪"
+    r"用什么|推荐|买什么|选什么|哪张|哪款|什么显卡|什么卡|哪个显卡|该买|配什么|买哪|买啥|选啥|用啥卡|啥卡"
 )
 _FOLLOWUP_OPENER_RE = _rx(
     r"^\W*(?:and|what about|how about|with|in|under|below|same|then|also|now|ok(?:ay)?|but|using|at)\b|^\W*那|^\W*如果|^\W*换成|^\W*用"

@@ -33,6 +33,7 @@ class Names:
     suggestions: list[Note] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
     clarify: bool = False
+    sized_unknown: bool = False  # an unknown name with a size stands as a typical model of that size
 
 
 def _asks_price(text: str) -> bool:
@@ -181,6 +182,21 @@ def resolve(
                 r"(?:fp|bf|int|q|nf|sm)\d+|\d+[-_.]?bit", word, re.ASCII
             ):
                 notes.append(note(NoteCode.UNKNOWN_NAME, word=word))
+                # "llama 5 400b": not known, but its size is; a typical model of that size answers
+                # the memory question, said ("I don't know X; answering for a 400B model: Y")
+                sized = _SIZE_IN_NAME_RE.search(word)
+                stand_in = model_by_size(f"{sized.group(1)}b model", matcher.catalog) if sized else None
+                if stand_in is not None:
+                    models.append(stand_in[0])
+                    r.sized_unknown = True
+                    notes.append(
+                        note(
+                            NoteCode.SIZE_MODEL,
+                            size=stand_in[1],
+                            name=matcher.display_name("model", stand_in[0]),
+                        )
+                    )
+                    break
                 near = [x for x in matcher.suggest(word, "any", limit=3) if x.score >= 75]
                 if near:
                     suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[x.name for x in near]))
@@ -196,6 +212,7 @@ _UNKNOWN_MODEL_RE = re.compile(
 )
 
 
+_SIZE_IN_NAME_RE = _rx(r"(?<![\d.])(\d{1,4}(?:\.\d)?)\s?b\b")
 _SIZE_MODEL_RE = _rx(
     r"\b(\d{1,3}(?:\.\d)?)\s?b(?:illion)?(?:[\s-]+(?:param(?:eter)?s?|dense))?[\s-]+(?:model|llm|language model|transformer)s?\b"
     r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"

@@ -27,6 +27,7 @@ _TRAIN_RE = _rx(r"\btrain(?:s|ing|able)?\b|\bpre-?train(?:s|ing)?\b|\bfrom scrat
 _INFER_RE = _rx(
     r"\brun(?:s|ning)?\b|\bserv(?:e|es|ing)\b|\binferenc(?:e|ing)\b|\binfer\b|\bdeploy(?:s|ing|ment)?\b|"
     r"\bgenerat(?:e|es|ing|ion)\b|\bchat(?:ting)? with\b|\bhost(?:s|ing)?\b|\bload\b|\bprediction\b|\bpredict\b|"
+    r"\btranscri(?:be|bes|bing|ption)\b|转写|转录|语音识别|"
     r"推理|部署|跑|运行|生成"
 )
 _METHOD_RES: tuple[tuple[re.Pattern[str], Method], ...] = (
