@@ -46,6 +46,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from bot.core import money_read
+from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import STOP_WORDS, Matcher, Mention, get_matcher, normalize, pick_model, tokenize
@@ -713,7 +714,8 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
-        return _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
+        q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
+        return _understand_advice.refine(q, context)  # judgement questions (issue 10)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)

@@ -141,6 +141,7 @@ class Intent(StrEnum):
     FILTER = (
         "filter"  # cards by spec: "16GB+ cards below 700 euros", "low-power card under 150W" (filters.py)
     )
+    ADVICE = "advice"  # judgement questions that decide a purchase (understand_advice.py; issue 10)
 
 
 class Task(StrEnum):
@@ -277,6 +278,13 @@ class Query:
     setups: tuple[tuple[tuple[str, int, bool], ...], ...] = ()
     # issue 10: constraints on the cards' specs ("16GB+", "under 150W", "bf16"): bot.core.filters.CardFilter
     card_filter: Any = None
+    # issue 10, intent advice (bot.core.understand_advice): the judgement asked ("memory", "platform",
+    # "nvlink", ...: bot.core.advice_facts.TOPICS), the memory size it names ("is 12GB enough"), the
+    # software tool / engine id and the stack (cuda | rocm | mps | oneapi) it asks about
+    advice_topic: str | None = None
+    advice_gb: float | None = None
+    advice_tool: str | None = None
+    advice_stack: str | None = None
 
 
 @dataclass(frozen=True)
