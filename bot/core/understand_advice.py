@@ -38,7 +38,7 @@ GATE = re.compile(
     r"\becc\b|mod(?:ded|ding)?\b|魔改|mining|miner|矿|\bused\b|二手|wait|等|next gen|下一代|新一代|"
     r"rocm|\bamd\b|radeon|a卡|\bmac|mps|metal|apple|苹果|intel|\barc\b|xpu|oneapi|英特尔|pytorch|torch|"
     r"bitsandbytes|\bbnb\b|flash|vllm|llama\.?cpp|ollama|compute capability|\bsm_?\d|算力版本|计算能力|"
-    r"cuda|e-?waste|obsolete|outdated|过时|淘汰|靠谱|可靠|翻车|safe|risk|bottleneck|瓶颈|"
+    r"cuda|e-?waste|obsolete|outdated|过时|淘汰|还能|还行|还香|靠谱|可靠|翻车|safe|risk|bottleneck|瓶颈|"
     r"support|compatible|work|usable|能用|能跑|支持|兼容|meme",
     _F,
 )
@@ -225,8 +225,14 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         if n_cards <= 1:
             return "platform", {"advice_stack": stack, "advice_tool": tool}
     gb = _gb(text)
-    if gb is not None and n_cards == 0 and _ENOUGH.search(text):
-        return "memory", {"advice_gb": gb}
+    by_size = any(n.code is NoteCode.SIZE_MODEL for n in q.notes)  # "a 7b model": any model of that size
+    if (
+        gb is not None
+        and n_cards == 0
+        and _ENOUGH.search(text)
+        and (not q.models or by_size or _sd_family(q))
+    ):
+        return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
     if n_cards == 1 and not q.models and _WORTH.search(text):
         return "worth", {}
     if (
@@ -238,6 +244,15 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
     ):
         return "used", {}
     return None
+
+
+def _sd_family(q: Query) -> bool:
+    """ "for stable diffusion" read as SD 1.5: the family is meant, answered for SD 1.5, SDXL, FLUX."""
+    return (
+        q.models == ("stable-diffusion-1.5",)
+        and bool(re.search(r"stable diffusion|\bsd\b", q.text, _F))
+        and not re.search(r"1\.5|\bv1", q.text)
+    )
 
 
 def _follow_up(q: Query, context: Context | None) -> Query | None:

@@ -45,6 +45,7 @@ _IMAGE_RE = re.compile(r"stable diffusion|\bsd\b|sdxl|flux|comfy|出图|画图|�
 _PCIE_RE = re.compile(
     r"(?:pci[- ]?e?|pci express|gen)\s*(?:v|gen)?\s*([345])(?:\.0)?(?:\s*x\s*(\d{1,2}))?", re.I | re.A
 )
+_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s?b(?![a-z])", re.I | re.A)
 _LANES_RE = re.compile(r"\bx\s?(1|2|4|8|16)\b", re.I | re.A)
 
 
@@ -109,6 +110,23 @@ def _llm_row(cat: Catalog, q: Query, m: Model, card: GPU) -> AdviceRow:
     return replace(_fit_row(m, memory.estimate(m, card, task=Task.INFERENCE), "native"), fits=False)
 
 
+def _by_size(cat: Catalog, text: str) -> str | None:
+    """The catalog LLM closest to a size the question states ("13b"), within 15%; None when none is."""
+    m = _SIZE_RE.search(text)
+    if m is None:
+        return None
+    size = float(m.group(1)) * 1e9
+    from bot.core.engine import builds
+
+    llms = [x for x in cat.models.values() if x.kind in builds.LLM_KINDS and x.params]
+    best = min(
+        llms,
+        key=lambda x: (abs(x.params - size), -(len(x.release or "") and int((x.release or "0")[:4]))),
+        default=None,
+    )
+    return best.id if best is not None and abs(best.params - size) <= 0.15 * size else None
+
+
 def _memory(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> AdviceResult:
     from bot.core.engine import best, builds
 
@@ -117,13 +135,16 @@ def _memory(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Adv
     if card is None:
         return _facts_only(cat, q, models, gpus)
     rows: list[AdviceRow] = []
+    by_size: str | None = None
     trains = q.task in (Task.FINETUNE, Task.TRAINING) or q.method is not None
     image = bool(_IMAGE_RE.search(q.text)) or any(m.kind == "diffusion" for m in models)
     used: list[Model] = []
     if image and (not models or models[0].id == "stable-diffusion-1.5"):
         models = [cat.models[mid] for mid in REFERENCE_IMAGE if mid in cat.models]
     if not models:
-        ids = (REFERENCE_FINETUNE,) if trains else REFERENCE_LLMS
+        sized = _by_size(cat, q.text)  # "24g显存够不够微调13b": a model of that size
+        ids = (sized,) if sized else ((REFERENCE_FINETUNE,) if trains else REFERENCE_LLMS)
+        by_size = sized
         models = [cat.models[mid] for mid in ids if mid in cat.models]
     for m in models[:4]:
         used.append(m)
@@ -162,6 +183,7 @@ def _memory(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Adv
             else ("llm" if all(m.kind in builds.LLM_KINDS for m in used) else "model"),
             "fits": n_fit,
             "checked": len(rows),
+            "sized_model": by_size,
         },
         models=tuple(used),
         basis=(BasisCode.MEMORY_MODELLED,),

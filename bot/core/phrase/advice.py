@@ -127,6 +127,8 @@ def _memory(env: Env, r: AdviceResult) -> Phrased:
                 usable=usable,
             )
         )
+    if n.get("sized_model") and r.models:
+        details.insert(0, t(L, "advice.mem.sized", model=r.models[0].name))
     suffix = "_one" if one else ""
     model = r.rows[0].name if r.rows else ""
     if r.verdict is AdviceVerdict.ENOUGH:
