@@ -31,7 +31,11 @@ READ = [
     ("does pytorch run on apple silicon gpus?", "platform", {"advice_stack": "mps"}),
     ("can i use an arc a770 for deep learning", "platform", {"advice_stack": "oneapi"}),
     ("does vllm work on a p40?", "platform", {"advice_tool": "vllm", "gpus": ("tesla-p40",)}),
-    ("bitsandbytes on a mac, does it work?", "platform", {"advice_stack": "mps", "advice_tool": "bitsandbytes"}),
+    (
+        "bitsandbytes on a mac, does it work?",
+        "platform",
+        {"advice_stack": "mps", "advice_tool": "bitsandbytes"},
+    ),
     ("amd显卡能跑深度学习吗", "platform", {"advice_stack": "rocm"}),
     ("do I need nvlink to train on 2x rtx a6000", "nvlink", {"gpus": ("rtx-a6000",), "num_gpus": 2}),
     ("双卡3090有必要上nvlink吗", "nvlink", {"gpus": ("rtx-3090",), "num_gpus": 2}),
@@ -169,7 +173,13 @@ def test_wait_answer_names_only_catalog_generations() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["16g显存跑大模型够用吗", "amd显卡能跑深度学习吗", "双卡3090有必要上nvlink吗", "深度学习需要ecc显存吗", "1080ti现在还能战吗"],
+    [
+        "16g显存跑大模型够用吗",
+        "amd显卡能跑深度学习吗",
+        "双卡3090有必要上nvlink吗",
+        "深度学习需要ecc显存吗",
+        "1080ti现在还能战吗",
+    ],
 )
 def test_chinese_questions_get_chinese_advice(text: str) -> None:
     a = answer(text, catalog=CAT)
@@ -186,7 +196,11 @@ def test_follow_ups_after_advice() -> None:
     amd = answer("那A卡呢", mac.context, catalog=CAT)
     assert amd.intent is Intent.ADVICE and amd.query.advice_stack == "rocm" and "ROCm" in amd.text
     # naming a model and a card after an advice answer asks whether it fits
-    fit = answer("ok and the 7900 xtx for llama 3 8b lora", answer("can i use amd for training", catalog=CAT).context, catalog=CAT)
+    fit = answer(
+        "ok and the 7900 xtx for llama 3 8b lora",
+        answer("can i use amd for training", catalog=CAT).context,
+        catalog=CAT,
+    )
     assert fit.intent is Intent.FIT
 
 
@@ -221,8 +235,21 @@ def _write_knowledge(tmp_path: Path, facts: list[dict]) -> Path:
         ({"id": "x", "topic": "memory", "text": "t", "date": "2026-12"}, "source"),
         ({"id": "x", "topic": "nope", "text": "t", "source": "s", "date": "2026-12"}, "topic"),
         ({"id": "x", "topic": "ecc", "text": "t", "source": "s", "date": "2026"}, "date"),
-        ({"id": "x", "topic": "ecc", "text": "t", "source": "s", "date": "2026-12", "values": {"a": -1}}, "values.a"),
-        ({"id": "x", "topic": "platform", "text": "t", "source": "s", "date": "2026-12", "tools": ["pytorch"]}, "tools[0]"),
+        (
+            {"id": "x", "topic": "ecc", "text": "t", "source": "s", "date": "2026-12", "values": {"a": -1}},
+            "values.a",
+        ),
+        (
+            {
+                "id": "x",
+                "topic": "platform",
+                "text": "t",
+                "source": "s",
+                "date": "2026-12",
+                "tools": ["pytorch"],
+            },
+            "tools[0]",
+        ),
         ({"id": "x", "topic": "ecc", "text": "t", "source": "s", "date": "2026-12", "colour": 1}, "colour"),
     ],
 )
