@@ -1003,4 +1003,3 @@ Result = (
     | FilterResult
     | AdviceResult
 )
-
