@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from bot.core.types import Context, Intent, NoteCode, Query, Task
+from bot.core.types import Context, Intent, NoteCode, Query, Task, note
 
 __all__ = ["refine", "GATE"]
 
@@ -310,7 +310,11 @@ def refine(q: Query, context: Context | None = None) -> Query:
         if q.budget_usd is not None or getattr(q, "price_question", None):
             return q
         if len(q.gpus) >= 2 and not _LAPTOP.search(text) and not _NVLINK.search(text):
-            return q  # two cards named: a comparison (used-card notes come with it)
+            # two cards named: a comparison; a used or ex-mining one gets what to check
+            if (_USED.search(text) or _MINING.search(text)) and q.intent is Intent.COMPARE:
+                if not any(n.code is NoteCode.USED_CARD_RISK for n in q.notes):
+                    return replace(q, notes=(*q.notes, note(NoteCode.USED_CARD_RISK)))
+            return q
         found = _topic(q, text)
         if found is None:
             return q
