@@ -169,6 +169,25 @@ _SD_BARE = re.compile(r"(?<![a-z0-9])sd(?![a-z0-9])|stable diffusion", _F)
 _FOLLOW_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g|gigs?)?(?![\d.a-z])", _F)
 
 
+_ASKS_CARD = re.compile(
+    r"\bwhich\b|\bbest\b|\brecommend\w*|\bcheapest\b|\bfastest\b|\bwhat (?:gpu|card)\b|哪|推荐|最好|最便宜|买什么",
+    _F,
+)
+_PYTORCH_NAMED = re.compile(r"\bpytorch\b|\btorch\b|\bcuda\b", _F)
+_JUDGE = re.compile(
+    r"\bok\b|\bokay\b|\bfine\b|\bgood enough\b|\bviable\b|\busable\b|\bdecent\b|\bworth\b|还行|够用|能用|行不行|可以吗",
+    _F,
+)
+
+
+def _software(gpu_id: str) -> str | None:
+    """The framework stack of a catalog card (cuda, rocm, mps, oneapi)."""
+    from bot.core.knowledge import get_catalog
+
+    g = get_catalog().gpus.get(gpu_id)
+    return g.software if g is not None else None
+
+
 def _stack(text: str) -> str | None:
     for stack, rx in _STACKS:
         if rx.search(text):
@@ -216,14 +235,21 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         return "wait", {}
     stack = _stack(text)
     tool = _tool(text, q.engine)
+    asks_card = bool(_ASKS_CARD.search(text))  # "which intel gpu is best for training": a list of cards
     if (
         not q.models
+        and not asks_card
         and _PLATFORM_ASK.search(text)
         and tool is not None
         and (stack is not None or n_cards == 1)
+        and n_cards <= 1
     ):
-        if n_cards <= 1:
-            return "platform", {"advice_stack": stack, "advice_tool": tool}
+        software = _software(q.gpus[0]) if n_cards == 1 and stack is None else None
+        if software == "cuda" and tool in ("llama.cpp", "diffusers"):
+            return None  # every NVIDIA card runs these: "can my 3080 run ollama" is what runs on it
+        if software == "cuda" and tool == "pytorch-training" and not _PYTORCH_NAMED.search(text):
+            return ("worth", {}) if _JUDGE.search(text) else None  # "is a 3060 ok for deep learning"
+        return "platform", {"advice_stack": stack, "advice_tool": tool}
     gb = _gb(text)
     by_size = any(n.code is NoteCode.SIZE_MODEL for n in q.notes)  # "a 7b model": any model of that size
     if (
@@ -233,7 +259,7 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         and (not q.models or by_size or _sd_family(q))
     ):
         return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
-    if n_cards == 1 and not q.models and _WORTH.search(text):
+    if n_cards == 1 and not q.models and not asks_card and _WORTH.search(text):
         return "worth", {}
     if (
         n_cards == 1
@@ -282,6 +308,8 @@ def _follow_up(q: Query, context: Context | None) -> Query | None:
             fields["advice_gb"] = gb
         if q.gpus:  # "and the 3060?": does the model fit that card
             return replace(q, intent=Intent.FIT if q.models else Intent.INFO)
+    elif topic == "laptop" and q.gpus:  # "and the 5090?": that card's laptop and desktop versions
+        fields["gpus"] = _laptop_pair(q.gpus)
     elif topic == "platform":
         stack = _stack(text)
         tool = _tool(text, q.engine)

@@ -78,7 +78,16 @@ KEEP = [
     ("what gpu for pytorch under $1000", Intent.RECOMMEND),
     ("used 3090 or new 4070 ti super for sdxl training", Intent.COMPARE),
     ("tokens per second of llama 3 8b on a mac m4 max", Intent.SPEED),
+    ("which intel gpu is best for training", Intent.FILTER),  # a list of cards, not a judgement
+    ("can my 3080 run ollama", Intent.FIT),  # every NVIDIA card runs llama.cpp: what runs on it
 ]
+
+
+def test_a_cuda_card_ok_for_deep_learning_is_weighed_not_a_platform_question() -> None:
+    q = parse("is the 4060 ti 16gb fine for training", CAT)
+    assert q.intent is Intent.ADVICE and q.advice_topic == "worth"
+    amd = parse("is the 7900 xtx ok for deep learning", CAT)
+    assert amd.advice_topic == "platform"  # on AMD the stack is the question
 
 
 @pytest.mark.parametrize(("text", "intent"), KEEP, ids=[k[0] for k in KEEP])
