@@ -365,7 +365,7 @@ def _worth(env: Env, r: AdviceResult) -> Phrased:
         t(L, f"advice.worth.tools_{lv}", tools=join(env, names)) for lv, names in levels.items() if names
     ]
     if parts:
-        details.append(t(L, "sep.semicolon").join(parts))
+        details.append(t(L, "advice.worth.tools", parts=t(L, "sep.semicolon").join(parts)))
     if n.get("usd_per_gb") is not None:
         details.append(t(L, "advice.worth.per_gb", price=fmt.usd(float(n["usd_per_gb"]), L)))
     return Phrased(verdict=verdict, details=details)
