@@ -307,7 +307,7 @@ def _follow_up(q: Query, context: Context | None) -> Query | None:
         if gb is not None:
             fields["advice_gb"] = gb
         if q.gpus:  # "and the 3060?": does the model fit that card
-            return replace(q, intent=Intent.FIT if q.models else Intent.INFO)
+            return replace(q, intent=Intent.FIT)  # (no model: what runs on that card)
     elif topic == "laptop" and q.gpus:  # "and the 5090?": that card's laptop and desktop versions
         fields["gpus"] = _laptop_pair(q.gpus)
     elif topic == "platform":
