@@ -280,3 +280,13 @@ def test_every_fact_has_words_in_both_languages() -> None:
         for lang in (Lang.EN, Lang.ZH_HANS):
             line = t(lang, f"advice.fact.{f.id}", **values)
             assert line and line != f"advice.fact.{f.id}" and "{" not in line, (f.id, lang)
+
+
+def test_an_advice_context_survives_the_storage_codec() -> None:
+    from bot.storage.codec import decode_context, encode_context
+
+    first = answer("can I use AMD for PyTorch training?", catalog=CAT)
+    ctx = decode_context(json.loads(json.dumps(encode_context(first.context))))
+    assert ctx is not None and ctx.last is not None and ctx.last.advice_stack == "rocm"
+    nxt = answer("and vllm?", ctx, catalog=CAT)
+    assert nxt.intent is Intent.ADVICE and nxt.to_json()["advice"]["numbers"]["tool"] == "vllm"
