@@ -165,6 +165,7 @@ _IMAGE_WORDS = re.compile(
     r"\bstable diffusion\b|\bsd\s?(?:1\.5|xl|3)?\b|\bsdxl\b|\bflux\b|\bcomfy\w*|\bimage gen\w*|出图|画图|绘图|ai画|文生图",
     _F,
 )
+_STACK_NAMED = re.compile(r"\brocm\b|\bmps\b|\bmetal\b|\boneapi\b|\bxpu\b|\bsycl\b", _F)
 _SD_BARE = re.compile(r"(?<![a-z0-9])sd(?![a-z0-9])|stable diffusion", _F)
 _FOLLOW_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g|gigs?)?(?![\d.a-z])", _F)
 
@@ -203,6 +204,10 @@ def _tool(text: str, engine: str | None) -> str | None:
         return "llama.cpp"
     if engine == "vllm":
         return "vllm"
+    if _LLM_WORDS.search(text):  # "A卡能跑大模型吗": running LLMs locally is llama.cpp's job
+        return "llama.cpp"
+    if _STACK_NAMED.search(text):  # "is rocm usable yet": the framework people mean is PyTorch
+        return "pytorch-training"
     return None
 
 

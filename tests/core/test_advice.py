@@ -37,6 +37,8 @@ READ = [
         {"advice_stack": "mps", "advice_tool": "bitsandbytes"},
     ),
     ("amd显卡能跑深度学习吗", "platform", {"advice_stack": "rocm"}),
+    ("A卡能跑大模型吗", "platform", {"advice_stack": "rocm", "advice_tool": "llama.cpp"}),
+    ("is rocm usable yet?", "platform", {"advice_stack": "rocm", "advice_tool": "pytorch-training"}),
     ("do I need nvlink to train on 2x rtx a6000", "nvlink", {"gpus": ("rtx-a6000",), "num_gpus": 2}),
     ("双卡3090有必要上nvlink吗", "nvlink", {"gpus": ("rtx-3090",), "num_gpus": 2}),
     ("will running my 4090 at pcie 4.0 x4 hurt inference speed", "pcie", {"gpus": ("rtx-4090",)}),
