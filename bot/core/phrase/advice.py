@@ -7,6 +7,7 @@ band, specs and prices from the catalog, support levels, and the values a fact c
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.core.names import short_name
@@ -15,8 +16,11 @@ from bot.core.phrase.catalog import t
 from bot.core.phrase.common import Env, format_label, join
 from bot.core.phrase.replies import Phrased
 from bot.core.results import AdviceResult, AdviceRow, AdviceVerdict
+from bot.core.types import Lang
 
 __all__ = ["advice"]
+
+_CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff）])\s+(?=[\u4e00-\u9fff（])")
 
 #: tool names as their projects write them (names, the same in every language)
 TOOL_NAMES = {
@@ -72,6 +76,9 @@ def advice(env: Env, r: AdviceResult) -> Phrased:
         fn = _facts_only
     out = fn(env, r)
     out.details.extend(_fact_line(env, f) for f in r.facts)
+    if env.lang is not Lang.EN:  # a name that ends in "）" next to Chinese takes no space
+        out.verdict = _CJK_GAP.sub("", out.verdict)
+        out.details = [_CJK_GAP.sub("", d) for d in out.details]
     said = " ".join(out.basis)
     for line, f in zip(_sources(env, r), r.facts, strict=True):
         if f.source not in said and line not in out.basis:
