@@ -292,3 +292,11 @@ def test_an_advice_context_survives_the_storage_codec() -> None:
     assert ctx is not None and ctx.last is not None and ctx.last.advice_stack == "rocm"
     nxt = answer("and vllm?", ctx, catalog=CAT)
     assert nxt.intent is Intent.ADVICE and nxt.to_json()["advice"]["numbers"]["tool"] == "vllm"
+
+
+def test_the_json_text_of_a_fact_is_its_english_reply() -> None:
+    from bot.core.phrase.catalog import t
+
+    for f in CAT.advice:
+        values = {k: f"{v:g}" for k, v in f.values.items()}
+        assert t(Lang.EN, f"advice.fact.{f.id}", **values) == f.text, f.id
