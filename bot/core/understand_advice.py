@@ -76,10 +76,6 @@ _PCIE_ASK = re.compile(
     r"瓶颈|影响|够|慢|区别|差别|限制",
     _F,
 )
-_PCIE_LINK = re.compile(
-    r"(?:pci[- ]?e?|pci express|gen)\s*(?:v|gen)?\s*([345])(?:\.0)?(?:\s*x\s*(\d{1,2}))?", _F
-)
-_LANES = re.compile(r"\bx\s?(1|2|4|8|16)\b", _F)
 _ECC = re.compile(r"\becc\b", _F)
 _ECC_ASK = re.compile(
     r"\bneed|\bmatter|\bnecessary|\bimportant|\brequired?\b|\bworth|\bdoes it\b|\bdo i\b|需要|必要|重要|有用|影响|吗",
@@ -160,10 +156,6 @@ _TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _LLM_WORDS = re.compile(
     r"\bllms?\b|\blanguage models?\b|\bchat\w*|\bollama\b|大模型|语言模型|\blocal ai\b|\bai\b", _F
-)
-_IMAGE_WORDS = re.compile(
-    r"\bstable diffusion\b|\bsd\s?(?:1\.5|xl|3)?\b|\bsdxl\b|\bflux\b|\bcomfy\w*|\bimage gen\w*|出图|画图|绘图|ai画|文生图",
-    _F,
 )
 _STACK_NAMED = re.compile(r"\brocm\b|\bmps\b|\bmetal\b|\boneapi\b|\bxpu\b|\bsycl\b", _F)
 _SD_BARE = re.compile(r"(?<![a-z0-9])sd(?![a-z0-9])|stable diffusion", _F)
