@@ -162,9 +162,10 @@ def _memory(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Adv
             e = memory.estimate(m, card, task=Task.INFERENCE)
             rows.append(_fit_row(m, e, str(e.workload.precision or "")))
     n_fit = sum(1 for r in rows if r.fits)
+    n_good = sum(1 for r in rows if r.fits and not r.low_bit)  # 2-3 bit builds are not "enough"
     verdict = (
         AdviceVerdict.ENOUGH
-        if n_fit == len(rows) and rows
+        if n_good == len(rows) and rows
         else AdviceVerdict.NOT_ENOUGH
         if n_fit == 0
         else AdviceVerdict.ENOUGH_FOR_SOME

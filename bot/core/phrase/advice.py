@@ -142,6 +142,8 @@ def _memory(env: Env, r: AdviceResult) -> Phrased:
         verdict = t(L, f"advice.mem.enough{suffix}", gb=gb, model=model, fits=join(env, fits))
     elif r.verdict is AdviceVerdict.NOT_ENOUGH:
         verdict = t(L, f"advice.mem.none{suffix}", gb=gb, model=model, misses=join(env, misses))
+    elif not misses:  # every one fits, some only at 2-3 bits
+        verdict = t(L, "advice.mem.mostly", gb=gb, fits=join(env, fits))
     else:
         verdict = t(
             L, f"advice.mem.some{suffix}", gb=gb, model=model, fits=join(env, fits), misses=join(env, misses)
