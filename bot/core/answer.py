@@ -22,6 +22,7 @@ from bot.core.limits import validate_query
 from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
 from bot.core.results import (
+    AdviceResult,
     CompareResult,
     DealResult,
     FailedResult,
@@ -244,6 +245,9 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
         notes += result.notes
+    elif isinstance(result, AdviceResult):  # judgement questions (issue 10)
+        extra.update(result.to_json())
+        basis_codes = [str(b) for b in result.basis]
     unknown = _unrecognized(q, result)
     for word in unknown:
         if not any(n.code is NoteCode.UNKNOWN_NAME and n.values.get("word") == word for n in notes):

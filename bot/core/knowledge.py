@@ -1376,6 +1376,7 @@ class Catalog:
         engines: dict[str, Engine] | None = None,
         measured_memory: tuple[Any, ...] = (),
         quality: Any = None,
+        advice: tuple[Any, ...] = (),
     ) -> None:
         self.directory = directory
         self.gpus: Mapping[str, GPU] = types.MappingProxyType(gpus)
@@ -1391,6 +1392,8 @@ class Catalog:
         self.measured_memory: tuple[Any, ...] = tuple(measured_memory)
         # bot.core.quality.QualityBook: published benchmark scores per model and task (quality.yaml)
         self.quality = quality
+        # bot.core.advice_facts.AdviceFact: sourced facts behind judgement questions (advice.yaml)
+        self.advice: tuple[Any, ...] = tuple(advice)
 
     def gpu(self, gpu_id: str) -> GPU:
         return self.gpus[gpu_id]
@@ -1556,6 +1559,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     from bot.core import quality as _quality
 
     quality_book = _quality.load(directory, models, _read_yaml)
+    from bot.core import advice_facts as _advice  # issue 10: judgement questions
+
+    advice = _advice.load(directory, gpus, set(tools) | set(engines), _read_yaml)
     return Catalog(
         directory,
         gpus,
@@ -1568,6 +1574,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         engines=engines,
         measured_memory=measured_memory,
         quality=quality_book,
+        advice=advice,
     )
 
 

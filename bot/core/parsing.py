@@ -43,6 +43,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core import specs_fallback
+from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange
 from bot.core.matching import get_matcher, normalize, tokenize
@@ -72,7 +73,8 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
         q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
-        return _with_memory_card(q)
+        q = _understand_advice.refine(q, context)  # judgement questions (issue 10)
+        return q if q.intent is Intent.ADVICE else _with_memory_card(q)
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)

@@ -896,6 +896,90 @@ class MultiResult:
         }
 
 
+# --------------------------------------------------------------------------- advice (issue 10)
+
+
+class AdviceVerdict(StrEnum):
+    """The judgement of an ``advice`` answer; values are the JSON's ``advice.verdict``."""
+
+    ENOUGH = "enough"  # memory: every workload checked fits
+    ENOUGH_FOR_SOME = "enough_for_some"  # memory: some fit, some do not
+    NOT_ENOUGH = "not_enough"  # memory: none fits
+    SUPPORTED = "supported"  # platform: the tool runs on the stack / card
+    PARTLY = "partly"  # platform: runs with limits
+    UNSUPPORTED = "unsupported"  # platform: does not run
+    NEEDS_CC = "needs_cc"  # compute capability: the minimum the wheels need
+    NOT_THE_SAME = "not_the_same"  # laptop vs desktop of the same name
+    DEPENDS_ON_SPLIT = "depends_on_split"  # NVLink / PCIe: matters for some ways of splitting work
+    NO_BRIDGE = "no_bridge"  # NVLink asked for a card that has none
+    NOT_FOR_ONE_CARD = "not_for_one_card"  # PCIe width: costs load time, not speed, on one card
+    NOT_REQUIRED = "not_required"  # ECC
+    RISKY = "risky"  # modded cards
+    CHECK_FIRST = "check_first"  # used / ex-mining cards
+    LEGACY = "legacy"  # worth it: an architecture current software is leaving
+    CURRENT = "current"  # worth it: a supported architecture
+    KNOWN_ONLY = "known_only"  # wait for the next generation: only announced products are known
+
+
+@dataclass(frozen=True)
+class AdviceRow:
+    """One number an advice answer computed or read: a workload's memory on the size asked
+    (``kind`` "fit"), a card's spec ("spec"), a tool's support level ("support"), a generation's
+    first release ("generation")."""
+
+    kind: str
+    subject: str  # model / card / tool id or architecture name
+    name: str  # its display name
+    label: str  # build or method ("gguf-q4_k_m", "qlora"), spec field, stack
+    value: Any = None  # GB, GB/s, W, TFLOPS, a level or a YYYY-MM date
+    low: float | None = None  # the band of a modelled figure
+    high: float | None = None
+    fits: bool | None = None
+    tight: bool = False  # the size asked falls inside the band
+    low_bit: bool = False  # fits only at 2-3 bits (below Q4_K_M), where quality drops
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "low_bit": self.low_bit,
+            "kind": self.kind,
+            "subject": self.subject,
+            "label": self.label,
+            "value": jsonable(self.value),
+            "low": self.low,
+            "high": self.high,
+            "fits": self.fits,
+            "tight": self.tight,
+        }
+
+
+@dataclass(frozen=True)
+class AdviceResult:
+    """A judgement question answered from sourced facts (knowledge/advice.yaml, software.yaml,
+    interconnect.yaml, gpus.yaml) and the engine's numbers (memory estimates, specs)."""
+
+    topic: str  # bot.core.advice_facts.TOPICS
+    verdict: AdviceVerdict
+    facts: tuple[Any, ...] = ()  # bot.core.advice_facts.AdviceFact
+    rows: tuple[AdviceRow, ...] = ()
+    numbers: dict[str, Any] | None = None  # the figures the verdict line uses (JSON-safe)
+    gpus: tuple[GPU, ...] = ()
+    models: tuple[Model, ...] = ()
+    basis: tuple[BasisCode, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "advice": {
+                "topic": self.topic,
+                "verdict": str(self.verdict),
+                "facts": [f.to_json() for f in self.facts],
+                "numbers": {k: jsonable(v) for k, v in (self.numbers or {}).items()},
+                "rows": [r.to_json() for r in self.rows],
+                "gpus": [g.id for g in self.gpus],
+                "models": [m.id for m in self.models],
+            }
+        }
+
+
 Result = (
     RentBuyResult
     | DealResult
@@ -917,4 +1001,5 @@ Result = (
     | ModelPicksResult
     | MultiResult
     | FilterResult
+    | AdviceResult
 )

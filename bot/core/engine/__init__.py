@@ -28,6 +28,10 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         return q, AskBackResult()
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
+    if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
+        from bot.core.engine.advice import advice_result
+
+        return q, advice_result(cat, q, models, gpus)
     if not gpus and (
         q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN)
         or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None)

@@ -25,6 +25,7 @@ from bot.core.phrase.replies import (
     unknown,
 )
 from bot.core.results import (
+    AdviceResult,
     AskBackResult,
     CompareResult,
     DealResult,
@@ -107,6 +108,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         from bot.core.phrase import multi as _multi_phrase
 
         out = _multi_phrase.multi(env, result)
+    elif isinstance(result, AdviceResult):  # judgement questions (issue 10)
+        from bot.core.phrase.advice import advice as _advice
+
+        out = _advice(env, result)
     else:  # pragma: no cover - every result type is handled above
         raise TypeError(type(result).__name__)
     return out
