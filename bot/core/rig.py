@@ -32,6 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.core.matching import Matcher, get_matcher, normalize
+from bot.core.numerals import COUNT_WORDS
 from bot.core.types import Intent, Query
 
 __all__ = [
@@ -154,30 +155,7 @@ def _is_question(norm: str) -> bool:
     return word is not None and _Q_VERB_RE.search(norm, word.end()) is not None
 
 
-_NUM_WORDS = {
-    "one": 1,
-    "single": 1,
-    "two": 2,
-    "dual": 2,
-    "double": 2,
-    "three": 3,
-    "triple": 3,
-    "four": 4,
-    "quad": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "一": 1,
-    "两": 2,
-    "二": 2,
-    "双": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "八": 8,
-}
+_NUM_WORDS = COUNT_WORDS  # bot.core.numerals: one table
 _COUNT_BEFORE_RE = re.compile(
     r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,4})\s+|\b(?:a\s+)?(pair)\s+of\s+|"
     r"\b(one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight)[\s-]+|"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from bot.core.limits import OutOfRange, check_number
 from bot.core.matching import Mention
+from bot.core.numerals import COUNT_WORDS
 from bot.core.understand.text import blank as _blank
 from bot.core.understand.text import rx as _rx
 
@@ -71,34 +72,7 @@ _BATCH_RES = (
     ),
     _rx(r"\b(\d+)\s*(?:samples|images|sequences)?\s*(?:per|a|each)\s*batch\b|\b(\d+)[\s-]*batch\b"),
 )
-WORD_NUM = {
-    "one": 1,
-    "single": 1,
-    "two": 2,
-    "dual": 2,
-    "double": 2,
-    "pair": 2,
-    "three": 3,
-    "triple": 3,
-    "four": 4,
-    "quad": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "ten": 10,
-    "twelve": 12,
-    "sixteen": 16,
-    "两": 2,
-    "二": 2,
-    "双": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "八": 8,
-    "十": 10,
-}
+WORD_NUM = COUNT_WORDS  # bot.core.numerals: one table
 _WORDS = r"one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight|ten|twelve|sixteen"
 _COUNT_BEFORE_RE = _rx(
     r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,3})\s+(?:of\s+)?(?:the\s+)?|"
