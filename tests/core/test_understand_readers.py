@@ -214,3 +214,9 @@ def test_chinese_sample_counts_and_datasets_are_read() -> None:
 
     assert read("用4090 qlora微调qwen2.5 14b，一万条数据要多长时间").samples == 10_000
     assert read("yolov8m训练coco 100个epoch在3090上要多久").dataset_name == "coco"
+
+
+def test_a_time_question_without_a_rate_says_so_instead_of_asking_for_data() -> None:
+    ans = answer("time to train yolov8m on coco for 100 epochs on a 3090")
+    assert ans.query.intent.value == "time"
+    assert "no training speed" in ans.text and "How much data" not in ans.text

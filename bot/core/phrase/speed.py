@@ -327,8 +327,8 @@ def time(env: Env, r: TimeResult) -> Phrased:
                 lines.append(t(L, "time.scaling", n=x.count))
             if not x.fits:
                 lines.append(t(L, "speed.no_fit", card=_card(env, x)))
-        if not r.rows:
-            verdict = t(L, "time.no_data")
+        if not r.rows:  # the amount is known: what is missing is a rate for this model
+            verdict = t(L, "time.no_rate", model=r.model.name)
     a = r.assumed
     assumptions: list[str] = []
     ep = fmt.num(float(a.get("epochs", 1)), L, 0 if float(a.get("epochs", 1)).is_integer() else 1)
