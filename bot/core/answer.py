@@ -97,7 +97,9 @@ def answer(
         simplified = language.to_simplified(read)
         q = parse(simplified, cat, context)
         if read != q.text and q.text == simplified[: len(q.text)]:  # (a follow-up may add a card's name)
-            q = copy_with(q, text=read)
+            # the words as typed (Traditional stays Traditional); only the part the parser read
+            # when it kept a second question for later
+            q = copy_with(q, text=read if len(q.text) == len(simplified) else read[: len(q.text)])
         if cut:
             q = copy_with(q, notes=(*q.notes, note(NoteCode.TRUNCATED, chars=limit)))
     q = _checked(q)

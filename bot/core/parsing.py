@@ -59,6 +59,14 @@ log = logging.getLogger(__name__)
 MAX_TEXT = 4000
 
 
+# a second question after the first one's question mark, opened by a word that says so
+_SECOND_QUESTION_RE = re.compile(
+    r"[?？]\s{0,4}(?:(?:and\s+)?also|btw|by\s+the\s+way|another\s+question|one\s+more\s+(?:thing|question)|"
+    r"unrelated(?:\s+but)?|另外|还有个?问题|顺便问一?下|顺便|再问一?下)[\s,:，：]{0,4}(?=\S)",
+    re.I,
+)
+
+
 # ----------------------------------------------------------------- parse
 def parse(text: str, catalog: Any = None, context: Context | None = None) -> Query:
     """Parse one question. Never raises: on an internal error returns an ``unknown`` Query."""
@@ -67,6 +75,12 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
     except Exception:
         raw = ""
     raw = raw[:MAX_TEXT]
+    more = ""
+    split = _SECOND_QUESTION_RE.search(raw)
+    if split is not None and split.start() >= 8:
+        # "can a 3090 run llama 3 8b? also how much is a 4090 now": the first is answered, the
+        # second is said back to ask on its own (one answer per message, never a mix of the two)
+        raw, more = raw[: split.start() + 1], raw[split.end() :].strip()
     try:
         from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
 
@@ -74,7 +88,10 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
         q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
         q = _understand_advice.refine(q, context)  # judgement questions (issue 10)
-        return q if q.intent is Intent.ADVICE else _with_memory_card(q)
+        q = q if q.intent is Intent.ADVICE else _with_memory_card(q)
+        if more:
+            q = replace(q, notes=(*q.notes, note(NoteCode.MORE_QUESTIONS, text=more[:120])))
+        return q
     except Exception:  # the contract: parse never raises
         log.exception("parse failed for %r", raw[:200])
         return Query(intent=Intent.UNKNOWN, text=raw)

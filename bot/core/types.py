@@ -99,6 +99,9 @@ class NoteCode(StrEnum):
     MULTI_TRAIN = "multi_train"  # n, card_gb, pooled_gb, parallelism, stated, copy_gb, sharded_gb (per card)
     BUDGET_FOLLOW_UP = "budget_follow_up"  # usd, cheaper (bool): "cheaper?" moved the budget (conversation)
     FILTER_UNKNOWN_FIELD = "filter_unknown_field"  # field: a filter on something the catalog lacks
+    MORE_QUESTIONS = (
+        "more_questions"  # text: a second question in the message, answered on its own when asked
+    )
     USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
 
 

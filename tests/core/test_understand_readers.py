@@ -220,3 +220,24 @@ def test_a_time_question_without_a_rate_says_so_instead_of_asking_for_data() -> 
     ans = answer("time to train yolov8m on coco for 100 epochs on a 3090")
     assert ans.query.intent.value == "time"
     assert "no training speed" in ans.text and "How much data" not in ans.text
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "rest"),
+    [
+        ("can a 3090 run llama 3 8b? also how much is a 4090 now", "fit", "how much is a 4090 now"),
+        ("3090能跑llama 3 8b吗？另外4090现在多少钱", "fit", "4090现在多少钱"),
+        ("3090能跑llama 3 8b嗎？另外4090現在多少錢", "fit", "4090現在多少錢"),
+    ],
+)
+def test_a_second_question_is_said_back_not_mixed_in(text: str, intent: str, rest: str) -> None:
+    ans = answer(text)
+    assert ans.query.intent.value == intent
+    assert ans.query.gpus == ("rtx-3090",)
+    assert any(n.code.value == "more_questions" for n in ans.query.notes)
+    assert rest in ans.text or rest.replace("現", "现").replace("錢", "钱") in ans.text
+
+
+def test_a_question_with_one_question_mark_is_not_split() -> None:
+    q = answer("3090 vs 4090? for stable diffusion").query
+    assert q.intent.value == "compare" and len(q.gpus) == 2

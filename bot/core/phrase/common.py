@@ -426,6 +426,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         )
     if c is NoteCode.TRUNCATED:
         return t(L, "note.truncated", chars=fmt.num(v.get("chars", 0), L))
+    if c is NoteCode.MORE_QUESTIONS:  # "can a 3090 run llama 3 8b? also how much is a 4090"
+        return t(L, "note.more_questions", text=str(v.get("text", "")))
     if c is NoteCode.FILTER_UNKNOWN_FIELD:  # a filter on a field the catalog lacks (issue 10)
         return t(L, "filter.unknown_field", field=t(L, f"filter.field.{v.get('field')}"))
     if c is NoteCode.BUDGET_FOLLOW_UP:  # "cheaper?" (bot.core.conversation)

