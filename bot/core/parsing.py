@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 MAX_TEXT = 4000
 
 
+_FIGURE_RE = re.compile(r"[\d万千萬亿億]")
+
 # a second question after the first one's question mark, opened by a word that says so
 _SECOND_QUESTION_RE = re.compile(
     r"[?？]\s{0,4}(?:(?:and\s+)?also|btw|by\s+the\s+way|another\s+question|one\s+more\s+(?:thing|question)|"
@@ -322,12 +324,17 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
     # ---- numbers and settings, each blanked once read
     out_of_range: list[OutOfRange] = []
-    resolution, masked = numbers.resolution(masked, out_of_range)
-    kv_cache, masked = settings.kv_cache(
-        masked
-    )  # issue 17: before precision ("q8 kv cache" is not q8 weights)
-    seq_len, masked = numbers.seq_len(masked, out_of_range)
-    batch, masked = numbers.batch(masked, out_of_range)
+    figures = _FIGURE_RE.search(masked) is not None  # a length, batch or resolution needs a digit (or 万/亿)
+    resolution: int | None = None
+    seq_len: int | None = None
+    batch: int | None = None
+    if figures:
+        resolution, masked = numbers.resolution(masked, out_of_range)
+    # issue 17: the KV cache type before precision ("q8 kv cache" is not q8 weights)
+    kv_cache, masked = settings.kv_cache(masked)
+    if figures:
+        seq_len, masked = numbers.seq_len(masked, out_of_range)
+        batch, masked = numbers.batch(masked, out_of_range)
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}

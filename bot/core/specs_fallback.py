@@ -56,20 +56,18 @@ _OTHER_MAKERS = re.compile(
 )
 
 
+_ANY_CARD = re.compile(
+    "|".join(f"(?:{rx.pattern})" for rx in (_DATACENTER, _CARD, _OTHER_MAKERS)), re.IGNORECASE | re.ASCII
+)
+
+
 def card_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, phrase) of every card-like phrase in the text, in order."""
-    found = [
-        (m.start(), m.end(), m.group(0))
-        for rx in (_CARD, _DATACENTER, _OTHER_MAKERS)
-        for m in rx.finditer(text or "")
-    ]
-    found.sort()
     out: list[tuple[int, int, str]] = []
-    for s, e, p in found:
-        if out and s < out[-1][1]:
-            continue  # overlapping: the earlier (and longer at that start) phrase
+    for m in _ANY_CARD.finditer(text or ""):  # one scan: the three kinds in one alternation
+        p = m.group(0)
         lead = len(p) - len(p.lstrip())
-        out.append((s + lead, e, p.strip()))
+        out.append((m.start() + lead, m.end(), p.strip()))
     return out
 
 

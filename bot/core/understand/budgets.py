@@ -243,6 +243,14 @@ class Budget:
         )
 
 
+_DIGIT_RE = re.compile(r"\d")
+# what an amount without digits is written with: number words before a currency word or "grand",
+# Chinese numerals before 万/千/萬 (the readers below check the rest)
+_WORDS_GATE_RE = re.compile(
+    r"\b(?:grand|dollars?|bucks?|usd|euros?|eur|pounds?|quid|gbp)\b|[万千萬]", re.ASCII | re.IGNORECASE
+)
+
+
 def read(
     masked: str,
     cur: Currencies,
@@ -252,6 +260,8 @@ def read(
 ) -> list[Budget]:
     out: list[Budget] = []
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
+    if not _DIGIT_RE.search(text) and not _WORDS_GATE_RE.search(text):
+        return out  # no digit, no number word or Chinese numeral: no amount (most questions, once names are blanked)
 
     def mult(g: str | None) -> float:
         return MULT.get((g or "").strip(), 1.0)
