@@ -68,7 +68,7 @@ def resolve(
 
     # time, speed and serving questions ("time to train resnet-50 with 8x a100") hinge on compute, which
     # memory variants share: the default member, said, rather than asking back
-    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO) and not _asks_time_or_speed(masked)
+    cares = intent in (Intent.FIT, Intent.COMPARE, Intent.INFO)
     for mn in mentions:
         kind = mn.kind
         chosen: str | None = None
@@ -84,7 +84,7 @@ def resolve(
                         gpus.append(g)
                         gpu_counts.append(1)
                 continue
-            if differs and cares and not matcher.has_default(mn.ids):
+            if differs and cares and not matcher.has_default(mn.ids) and not _asks_time_or_speed(masked):
                 clarify = True
                 family_name = short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
                 sizes = [_vram(matcher, g) for g in mn.ids]
