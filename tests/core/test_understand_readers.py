@@ -241,3 +241,15 @@ def test_a_second_question_is_said_back_not_mixed_in(text: str, intent: str, res
 def test_a_question_with_one_question_mark_is_not_split() -> None:
     q = answer("3090 vs 4090? for stable diffusion").query
     assert q.intent.value == "compare" and len(q.gpus) == 2
+
+
+def test_simplified_names_that_opencc_rewrites_stay_simplified() -> None:
+    from bot.core.language import is_traditional
+
+    assert not is_traditional("昇腾910b能微调qwen2.5 7b吗")
+    assert is_traditional("昇騰910b能微調qwen2.5 7b嗎")
+
+
+def test_a_context_in_millions() -> None:
+    assert parse("qwen2.5 7b with a 2 million token context on an h100").seq_len == 2_000_000
+    assert parse("fine-tune llama 3 8b on 50m tokens with a 4090, how long").seq_len is None

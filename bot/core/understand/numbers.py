@@ -34,6 +34,8 @@ _SEQ_RES = (
         + _SEQ_UNIT
         + r"\b"
         r"|\bctx\s*(?:=|:)?\s*(\d+(?:\.\d+)?)\s*" + _SEQ_UNIT + r"\b"
+        # "a 2 million token context", "10m context": a multiple before the word context
+        r"|\b(\d+(?:\.\d+)?)\s*(m(?:il(?:lion)?)?|million)[\s-]*(?:tokens?[\s-]+)?(?:context|ctx)\b"
         r"|(?:上下文|序列长度|長度|长度)\s*(\d+(?:\.\d+)?)\s*"
         + _SEQ_UNIT
         + r"|(?:上下文|序列长度|長度|长度)\s*"
