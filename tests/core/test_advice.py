@@ -300,3 +300,9 @@ def test_the_json_text_of_a_fact_is_its_english_reply() -> None:
     for f in CAT.advice:
         values = {k: f"{v:g}" for k, v in f.values.items()}
         assert t(Lang.EN, f"advice.fact.{f.id}", **values) == f.text, f.id
+
+
+def test_a_platform_answer_says_its_source_once() -> None:
+    text = answer("is intel arc usable for pytorch yet?").text
+    lines = [ln for ln in text.splitlines() if ln.startswith("Source:")]
+    assert len(lines) == len(set(lines)) == 1, lines

@@ -196,7 +196,7 @@ def _platform(env: Env, r: AdviceResult) -> Phrased:
     if others:
         details.append(t(L, "advice.plat.others", where=where, levels=join(env, others)))
     out = Phrased(verdict=verdict, details=details)
-    if n.get("source"):
+    if n.get("source") and not any(str(n["source"]) in f.source for f in r.facts):  # said once, with its fact
         out.basis.append(t(L, "advice.source_plain", source=str(n["source"])))
     return out
 
