@@ -69,6 +69,15 @@ _SECOND_QUESTION_RE = re.compile(
 )
 
 
+def _own_question(rest: str, catalog: Any) -> bool:
+    """Whether what follows "? also" is a question of its own (it names a card or model, or is long),
+    not a setting of the first one ("...? also in int4?")."""
+    if len(rest.strip()) >= 25:
+        return True
+    norm = normalize(rest)
+    return bool(get_matcher(catalog).mentions(norm, "any", tokenize(norm)))
+
+
 # ----------------------------------------------------------------- parse
 def parse(text: str, catalog: Any = None, context: Context | None = None) -> Query:
     """Parse one question. Never raises: on an internal error returns an ``unknown`` Query."""
@@ -79,7 +88,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
     raw = raw[:MAX_TEXT]
     more = ""
     split = _SECOND_QUESTION_RE.search(raw)
-    if split is not None and split.start() >= 8:
+    if split is not None and split.start() >= 8 and _own_question(raw[split.end() :], catalog):
         # "can a 3090 run llama 3 8b? also how much is a 4090 now": the first is answered, the
         # second is said back to ask on its own (one answer per message, never a mix of the two)
         raw, more = raw[: split.start() + 1], raw[split.end() :].strip()

@@ -253,3 +253,9 @@ def test_simplified_names_that_opencc_rewrites_stay_simplified() -> None:
 def test_a_context_in_millions() -> None:
     assert parse("qwen2.5 7b with a 2 million token context on an h100").seq_len == 2_000_000
     assert parse("fine-tune llama 3 8b on 50m tokens with a 4090, how long").seq_len is None
+
+
+def test_a_setting_after_also_belongs_to_the_first_question() -> None:
+    q = answer("can I run llama 3 8b on a 3090? also in int4?").query
+    assert q.precision is not None and q.precision.value == "int4"
+    assert not any(n.code.value == "more_questions" for n in q.notes)
