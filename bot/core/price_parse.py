@@ -30,7 +30,7 @@ from typing import Any
 from bot.core import money_read
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.numerals import CN_DIGITS
-from bot.core.understand.budgets import _CN_AMOUNT_RE, CN_COUNTED_RE, _cn_amount
+from bot.core.understand.budgets import CN_AMOUNT_RE, CN_COUNTED_RE, cn_amount
 from bot.core.understand.budgets import MULT as _MULT
 from bot.core.understand.budgets import currencies as _currencies
 from bot.core.understand.budgets import is_money as _is_money
@@ -322,10 +322,10 @@ def _money(text: str, catalog: Any) -> list[Money]:
             taken.append((m.start(), m.end()))
             add(amount, cur.code(m.group(si), cjk), m.start(), m.end())
     # amounts in Chinese numerals ("两万二", "一万八人民币"), never a count of something ("一万条数据")
-    for m in _CN_AMOUNT_RE.finditer(work):
+    for m in CN_AMOUNT_RE.finditer(work):
         if not free(m.start(), m.end()) or CN_COUNTED_RE.match(work, m.end()):
             continue
-        value = _cn_amount(m)
+        value = cn_amount(m)
         if value is None:
             continue
         after = work[m.end() : m.end() + 6]

@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass, replace
 
 from bot.core.types import Intent, NoteCode, Query, Task
-from bot.core.understand.budgets import _CN_AMOUNT_RE, _cn_amount
+from bot.core.understand.budgets import CN_AMOUNT_RE, cn_amount
 
-__all__ = ["TimeAsk", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
+__all__ = ["TimeAsk", "asks_time_or_speed", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
 
 # images in the training split of datasets people name (their papers / official pages)
 DATASETS = {
@@ -165,7 +165,17 @@ def _float(m: re.Match[str] | None, *groups: int) -> float | None:
     return None
 
 
-_CN_COUNT_RE = re.compile(_CN_AMOUNT_RE.pattern + r"(?=\s{0,3}(?:条|个样本|样本|张图|张图片))")
+_CN_COUNT_RE = re.compile(CN_AMOUNT_RE.pattern + r"(?=\s{0,3}(?:条|个样本|样本|张图|张图片))")
+
+
+def _cn_count_digits(m: re.Match[str]) -> str:
+    value = cn_amount(m)
+    return f"{value:g}" if value else m.group()
+
+
+def asks_time_or_speed(text: str) -> bool:
+    """Whether the words ask how long, how fast or how many users (not whether it fits)."""
+    return bool(_TIME_RE.search(text) or _SPEED_RE.search(text) or _SERVE_RE.search(text))
 
 
 def read(text: str) -> TimeAsk:
@@ -183,7 +193,7 @@ def _read(text: str, full: bool) -> TimeAsk:
     (kind None, weak_speed False), without the figures only a speed question uses."""
     t = (text or "").replace("，", ",")
     if "万" in t or "千" in t:  # "一万条数据", "两千个样本": Chinese numerals counting samples, as digits
-        t = _CN_COUNT_RE.sub(lambda m: f"{_cn_amount(m):g}" if _cn_amount(m) else m.group(), t)
+        t = _CN_COUNT_RE.sub(_cn_count_digits, t)
     low = t.lower()
     # every figure below but "under a day" needs a digit: a question without one skips them
     digits = _DIGIT.search(t) is not None

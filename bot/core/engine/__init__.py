@@ -100,7 +100,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
         from bot.core.engine import best
 
-        card = best.memory_card(cat, f"{q.vram_gb:g} GB")  # "on a 16gb card": a generic card that size
+        card = best.generic_card(cat, q.vram_gb)  # "on a 16gb card": a generic card that size
         if card is not None:
             return q, fit_result(cat, q, models, [card])
     if q.intent is Intent.FIT:

@@ -131,7 +131,7 @@ def _memory(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Adv
     from bot.core.engine import best, builds
 
     gb = q.advice_gb or 0.0
-    card = best.memory_card(cat, f"{gb:g} GB")
+    card = best.generic_card(cat, gb)
     if card is None:
         return _facts_only(cat, q, models, gpus)
     rows: list[AdviceRow] = []

@@ -27,7 +27,7 @@ from bot.core.memory import GB
 from bot.core.results import ModelPick, ModelPicksResult, PickWhy
 from bot.core.types import Parallelism, Query, Task
 
-__all__ = ["asks_best_model", "task_of", "memory_card", "picks_result", "TOP"]
+__all__ = ["asks_best_model", "task_of", "memory_card", "generic_card", "picks_result", "TOP"]
 
 #: picks shown (at Q4_K_M or better), and low-bit ones listed apart at most
 TOP = 5
@@ -98,9 +98,11 @@ def asks_best_model(text: str, num_gpus: int = 1) -> bool:
 def memory_card(cat: Catalog, text: str) -> GPU | None:
     """A generic CUDA card with the memory the question names ("on 16 GB"), or None."""
     m = _MEMORY.search(text)
-    if m is None:
-        return None
-    gb = float(m.group(1))
+    return generic_card(cat, float(m.group(1))) if m is not None else None
+
+
+def generic_card(cat: Catalog, gb: float) -> GPU | None:
+    """A CUDA card with ``gb`` of memory and nothing else known (None outside 2-512 GB)."""
     if not 2 <= gb <= 512:
         return None
     template = cat.gpus.get("rtx-3090") or next(iter(cat.gpus.values()))

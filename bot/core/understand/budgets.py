@@ -121,7 +121,7 @@ _RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
 
 
 # Chinese amounts: 三万, 一万二 (12,000), 五千五 (5,500), 2万5 (25,000), 六千块钱, 四千以内
-_CN_AMOUNT_RE = re.compile(
+CN_AMOUNT_RE = re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?|[一二两兩三四五六七八九十]{1,3})\s*(万|萬|千)"
     r"(?:([一二两兩三四五六七八九])|(\d)(?![\d.]))?(?![万萬千百])"
 )
@@ -146,7 +146,7 @@ def _cn_number(s: str) -> float | None:
     return None
 
 
-def _cn_amount(m: re.Match[str]) -> float | None:
+def cn_amount(m: re.Match[str]) -> float | None:
     base = _cn_number(m.group(1))
     if base is None:
         return None
@@ -307,8 +307,8 @@ def read(
         for amount, code, s, e in money_read.cjk_prefixed_amounts(text, cur.by_symbol):
             out.append(Budget(amount, code, text[s:e].strip(), s, e, True))
             text = _blank(text, s, e)
-        for m in _CN_AMOUNT_RE.finditer(text):
-            value = _cn_amount(m)
+        for m in CN_AMOUNT_RE.finditer(text):
+            value = cn_amount(m)
             if value is None or CN_COUNTED_RE.match(text, m.end()):
                 continue  # "一万条数据" counts samples, not yuan
             after = text[m.end() : m.end() + 6]

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.matching import STOP_WORDS, Matcher, Mention, pick_model
+from bot.core.price_parse import asks_price
 from bot.core.types import Choice, Intent, Note, NoteCode, note
 from bot.core.understand.text import rx as _rx
+from bot.core.understand_time import asks_time_or_speed
 
 __all__ = ["Names", "model_by_size", "resolve", "short_gpu"]
 
@@ -34,18 +36,6 @@ class Names:
     choices: list[Choice] = field(default_factory=list)
     clarify: bool = False
     sized_unknown: bool = False  # an unknown name with a size stands as a typical model of that size
-
-
-def _asks_price(text: str) -> bool:
-    from bot.core.price_parse import asks_price  # price_parse reads the budget module's patterns
-
-    return asks_price(text)
-
-
-def _asks_time_or_speed(text: str) -> bool:
-    from bot.core import understand_time as ut  # its question words, read only here
-
-    return bool(ut._TIME_RE.search(text) or ut._SPEED_RE.search(text) or ut._SERVE_RE.search(text))
 
 
 def resolve(
@@ -76,7 +66,7 @@ def resolve(
             chosen = mn.ids[0]
         elif kind == "gpu":
             default, differs = matcher.family_default(mn.ids, mn.preferred)
-            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and _asks_price(masked):
+            if differs and intent is Intent.INFO and len(mn.ids) <= 3 and asks_price(masked):
                 # "how much does renting an a100 cost per hour": every variant's price answers it
                 # better than asking back which one (each is named in the answer)
                 for g in mn.ids:
@@ -84,7 +74,7 @@ def resolve(
                         gpus.append(g)
                         gpu_counts.append(1)
                 continue
-            if differs and cares and not matcher.has_default(mn.ids) and not _asks_time_or_speed(masked):
+            if differs and cares and not matcher.has_default(mn.ids) and not asks_time_or_speed(masked):
                 clarify = True
                 family_name = short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
                 sizes = [_vram(matcher, g) for g in mn.ids]

@@ -7,6 +7,7 @@ dropped silently ("batch 1000001", "1025x h100", "seq 10 million").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bot.core.limits import OutOfRange, check_number
@@ -93,18 +94,23 @@ _COUNT_GPUS_RE = _rx(
 def seq_len(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None, str]:
     for rx in _SEQ_RES:
         for m in rx.finditer(masked):
-            groups = [g for g in m.groups()]
+            groups = m.groups()
             for k in range(0, len(groups), 2):
                 if groups[k]:
                     v = _seq_value(groups[k], groups[k + 1])
                     if v >= 16 or groups[k + 1]:
-                        bad = out_of_range("seq_len", v, m.group().strip())
-                        if bad is None:
-                            return int(v), _blank(masked, m.start(), m.end())
-                        if oor is not None:
-                            oor.append(bad)
-                        return None, _blank(masked, m.start(), m.end())
+                        return _taken("seq_len", v, m, masked, oor)
     return None, masked
+
+
+def _taken(
+    field: str, v: float, m: re.Match[str], masked: str, oor: list[OutOfRange] | None
+) -> tuple[int | None, str]:
+    """The value read at ``m`` (blanked either way), or None with the out-of-range reported."""
+    bad = out_of_range(field, v, m.group().strip())
+    if bad is not None and oor is not None:
+        oor.append(bad)
+    return (int(v) if bad is None else None), _blank(masked, m.start(), m.end())
 
 
 def out_of_range(field: str, value: float, text: str) -> OutOfRange | None:
@@ -139,12 +145,7 @@ def batch(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None,
             g = next((x for x in m.groups() if x), None)
             if g is not None:
                 v = float(g) if len(g) > 18 else int(g)  # a 300-digit "batch" is not parsed as an int
-                bad = out_of_range("batch_size", v, m.group().strip())
-                if bad is None:
-                    return int(v), _blank(masked, m.start(), m.end())
-                if oor is not None:
-                    oor.append(bad)
-                return None, _blank(masked, m.start(), m.end())
+                return _taken("batch_size", v, m, masked, oor)
     return None, masked
 
 
