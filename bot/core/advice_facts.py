@@ -11,12 +11,12 @@ message ``advice.fact.x`` (English and Chinese catalogs); ``values`` are its num
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.errors import KnowledgeError
 
 __all__ = ["AdviceFact", "FILE", "TOPICS", "STACKS", "load"]
@@ -37,9 +37,9 @@ TOPICS = (
 )
 STACKS = ("cuda", "rocm", "mps", "oneapi")
 _KEYS = {"id", "topic", "text", "source", "date", "estimate", "values", "stacks", "tools", "gpus"}
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
-_DATE = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
-_VALUE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_SLUG = gated_re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+_DATE = gated_re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
+_VALUE_NAME = gated_re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)

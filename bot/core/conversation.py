@@ -33,42 +33,43 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.types import Context, Intent, Lang, Method, NoteCode, Precision, Query, Task, note
 
 __all__ = ["State", "Turn", "state_of", "is_follow_up", "merge", "follow_up", "carry", "CHEAPER_RE"]
 
 # "cheaper?", "something cheaper", "less expensive", "lower budget", "便宜点", "预算再低一点呢"
-CHEAPER_RE = re.compile(
+CHEAPER_RE = gated_re.compile(
     r"\bcheaper\b|\bless expensive\b|\blower (?:budget|price)\b|\bsmaller budget\b|\bon a tighter budget\b|"
     r"\bless money\b|\bspend less\b|便宜|预算(?:再)?(?:低|少|降)|(?:低|少)一?[点些](?:的)?预算|省钱",
     re.I,
 )
 # "more budget", "if I spend more", "预算再高一点"
-PRICIER_RE = re.compile(
+PRICIER_RE = gated_re.compile(
     r"\bhigher budget\b|\bbigger budget\b|\bmore budget\b|\b(?:raise|increase|up) (?:the |my )?budget\b|"
     r"\bspend more\b|\bmore money\b|\bmore expensive\b|\bpricier\b|"
     r"预算(?:再)?(?:高|多|加|提高)|多花",
     re.I,
 )
 # an amount said with "cheaper" / "more budget": "say 2000", "提高到8000", "to 1.5k"
-_AMOUNT_RE = re.compile(
+_AMOUNT_RE = gated_re.compile(
     r"(?:\bsay|\bto|\bof|\baround|\babout|到|至|为|成)\s*\$?\s*(\d{2,7}(?:,\d{3})*(?:\.\d+)?)\s*(k|千|万)?",
     re.I | re.A,
 )
 _MULT = {"k": 1000.0, "K": 1000.0, "千": 1000.0, "万": 10000.0}
 # "8 of each", "two of each"
 _WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "ten": 10, "sixteen": 16}
-_EACH_RE = re.compile(
+_EACH_RE = gated_re.compile(
     r"\b(\d{1,3}|two|three|four|six|eight|ten|sixteen)\s+(?:of\s+)?each\b|各\s*(\d{1,3})\s*张", re.I | re.A
 )
 # a pronoun for the card (or cards) of the last question
-_REFERS_RE = re.compile(
+_REFERS_RE = gated_re.compile(
     r"\b(?:it|them|this card|that card|this one|that one|those|these|the card|the same card)\b|它|这张卡|这卡|这张|那张",
     re.I,
 )
 # "same but 70b", "the 70b", "70b version", "70b呢": a model size alone
-_SIZE_RE = re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d)?)\s?b(?![a-z0-9])", re.I)
-_SIZE_IN_ID_RE = re.compile(r"(?<![a-z0-9.])\d{1,4}(?:\.\d)?b(?![a-z0-9])")
+_SIZE_RE = gated_re.compile(r"(?<![a-z0-9.])(\d{1,4}(?:\.\d)?)\s?b(?![a-z0-9])", re.I)
+_SIZE_IN_ID_RE = gated_re.compile(r"(?<![a-z0-9.])\d{1,4}(?:\.\d)?b(?![a-z0-9])")
 
 
 @dataclass(frozen=True)

@@ -12,44 +12,46 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from bot.core import gated_re
+from bot.core.gated_re import GatedPattern
 from bot.core.results import Fact
 
 __all__ = ["MODEL_FACTS", "CARD_FACTS", "asked", "values"]
 
 _I = re.I | re.A  # ASCII \b: "支持bf16的" still has word boundaries around "bf16"
 # model facts: code -> what asks for it (English, Chinese)
-MODEL_FACTS: dict[str, re.Pattern[str]] = {
-    "kv_heads": re.compile(r"\bkv[\s-]?heads?\b|\bkey[\s-]value heads?\b|\bgqa\b|kv\s*头|kv\s*頭", _I),
-    "heads": re.compile(
+MODEL_FACTS: dict[str, GatedPattern] = {
+    "kv_heads": gated_re.compile(r"\bkv[\s-]?heads?\b|\bkey[\s-]value heads?\b|\bgqa\b|kv\s*头|kv\s*頭", _I),
+    "heads": gated_re.compile(
         r"\b(?:attention[\s-])?heads?\b|注意力头|注意力頭|头数|頭數|几个头|幾個頭|多少个头", _I
     ),
-    "layers": re.compile(r"\blayers?\b|\bblocks\b|\bdepth\b|多少层|几层|層數|层数|多少層|幾層", _I),
-    "hidden": re.compile(
+    "layers": gated_re.compile(r"\blayers?\b|\bblocks\b|\bdepth\b|多少层|几层|層數|层数|多少層|幾層", _I),
+    "hidden": gated_re.compile(
         r"\bhidden(?:[\s_-]?(?:size|dim(?:ension)?s?|state))?\b|\bd[\s_]?model\b|\bembedding (?:size|dim\w*)|隐藏|隱藏",
         _I,
     ),
-    "context": re.compile(
+    "context": gated_re.compile(
         r"\bcontext(?:[\s-](?:length|window|size|len))?\b|\bmax(?:imum)?[\s-](?:sequence|seq|position)s?[\s-]?len\w*|"
         r"\bhow (?:long|many tokens) (?:a |of a )?(?:context|prompt|input)|上下文|最长输入|最長輸入",
         _I,
     ),
-    "vocab": re.compile(r"\bvocab(?:ulary)?(?:[\s_-]size)?\b|\btokenizer size\b|词表|詞表|词汇表", _I),
-    "active_params": re.compile(r"\bactive(?:[\s-]param(?:eter)?s?)?\b|激活参数|激活參數", _I),
-    "experts": re.compile(r"\bexperts?\b|专家|專家", _I),
+    "vocab": gated_re.compile(r"\bvocab(?:ulary)?(?:[\s_-]size)?\b|\btokenizer size\b|词表|詞表|词汇表", _I),
+    "active_params": gated_re.compile(r"\bactive(?:[\s-]param(?:eter)?s?)?\b|激活参数|激活參數", _I),
+    "experts": gated_re.compile(r"\bexperts?\b|专家|專家", _I),
 }
 # card facts
-CARD_FACTS: dict[str, re.Pattern[str]] = {
-    "bandwidth": re.compile(r"\bbandwidth\b|\bgb/s\b|\btb/s\b|带宽|帶寬|頻寬", _I),
-    "tdp": re.compile(
+CARD_FACTS: dict[str, GatedPattern] = {
+    "bandwidth": gated_re.compile(r"\bbandwidth\b|\bgb/s\b|\btb/s\b|带宽|帶寬|頻寬", _I),
+    "tdp": gated_re.compile(
         r"\btdp\b|\bpower(?:[\s-](?:draw|consumption|usage|rating))?\b|\bwatts?\b|\bwattage\b|功耗|多少瓦|几瓦|幾瓦",
         _I,
     ),
-    "vram": re.compile(r"\bvram\b|\bmemory\b|显存|顯存|記憶體|内存", _I),
-    "architecture": re.compile(r"\barchitecture\b|\barch\b|\bgeneration\b|架构|架構", _I),
-    "bf16": re.compile(r"\bbf16\b|\bbfloat\s?16\b", _I),
-    "fp8": re.compile(r"\bfp8\b", _I),
-    "tflops": re.compile(r"\btflops\b|\bflops\b|\bcompute\b|算力", _I),
-    "release": re.compile(
+    "vram": gated_re.compile(r"\bvram\b|\bmemory\b|显存|顯存|記憶體|内存", _I),
+    "architecture": gated_re.compile(r"\barchitecture\b|\barch\b|\bgeneration\b|架构|架構", _I),
+    "bf16": gated_re.compile(r"\bbf16\b|\bbfloat\s?16\b", _I),
+    "fp8": gated_re.compile(r"\bfp8\b", _I),
+    "tflops": gated_re.compile(r"\btflops\b|\bflops\b|\bcompute\b|算力", _I),
+    "release": gated_re.compile(
         r"\breleased?\b|\brelease date\b|\blaunch(?:ed)?\b|\bcame out\b|发布|發布|上市", _I
     ),
 }

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core import gated_re
+
 __all__ = ["Filter", "CardFilter", "read", "apply", "combine", "LOW_POWER_W"]
 
 #: "low-power card" with no number: at most this many watts (a card a normal PSU and case take)
@@ -43,50 +45,54 @@ class CardFilter:
 
 
 _GB = r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])"
-_VRAM_MIN_RE = re.compile(
+_VRAM_MIN_RE = gated_re.compile(
     rf"{_GB}\s*(?:\+|or more|or higher|or above|and up|and above|plus|以上|及以上|起)"
     rf"|(?:at least|minimum(?: of)?|min\.?|more than|over|>=?|≥|不少于|不低于|至少|大于|超过)\s*{_GB}"
     rf"|(?:显存|顯存|vram)\s*{_GB}\s*(?:以上|及以上|起)|{_GB}\s*(?:的)?(?:显存|顯存|vram)\s*(?:以上|及以上|起)",
     re.I | re.A,
 )
-_VRAM_MAX_RE = re.compile(
+_VRAM_MAX_RE = gated_re.compile(
     rf"(?:at most|under|below|less than|<=?|≤|不超过|小于)\s*{_GB}(?!\s*(?:ram|内存))|{_GB}\s*(?:or less|以下|以内)",
     re.I | re.A,
 )
-_VRAM_EQ_RE = re.compile(rf"(?<![\d.]){_GB}(?!\s*(?:ram\b|of ram|内存|system))", re.I | re.A)
+_VRAM_EQ_RE = gated_re.compile(rf"(?<![\d.]){_GB}(?!\s*(?:ram\b|of ram|内存|system))", re.I | re.A)
 _W = r"(\d{2,4})\s*(?:w|watts?|瓦)(?![a-z])"
-_TDP_MAX_RE = re.compile(
+_TDP_MAX_RE = gated_re.compile(
     rf"(?:under|below|less than|at most|max(?:imum)?|<=?|≤|不超过|低于)\s*{_W}|{_W}\s*(?:or less|max|以下|以内|之内)",
     re.I | re.A,
 )
-_LOW_POWER_RE = re.compile(
+_LOW_POWER_RE = gated_re.compile(
     r"\blow[\s-]?(?:power|wattage|tdp)\b|\bpower[\s-]?efficient\b|\benergy[\s-]?efficient\b|低功耗|省电|省電",
     re.I | re.A,
 )
-_BW_MIN_RE = re.compile(
+_BW_MIN_RE = gated_re.compile(
     r"(?:over|above|more than|at least|>=?|≥)\s*(\d{1,5}(?:\.\d{1,3})?)\s*(tb/s|gb/s)"
     r"|(?<![\d.])(\d{1,5}(?:\.\d{1,3})?)\s*(tb/s|gb/s)\s*(?:\+|or more|以上)",
     re.I | re.A,
 )
-_BF16_RE = re.compile(r"\bbf16\b|\bbfloat16?\b", re.I | re.A)
-_FP8_RE = re.compile(r"\bfp8\b", re.I | re.A)
-_LAPTOP_RE = re.compile(r"\blaptops?\b|\bmobile gpus?\b|\bnotebook\b|笔记本|筆記本|笔电|筆電", re.I | re.A)
-_UNIFIED_RE = re.compile(r"\bunified[\s-]memory\b|统一内存|統一記憶體", re.I | re.A)
-_VENDOR_RE = re.compile(
+_BF16_RE = gated_re.compile(r"\bbf16\b|\bbfloat16?\b", re.I | re.A)
+_FP8_RE = gated_re.compile(r"\bfp8\b", re.I | re.A)
+_LAPTOP_RE = gated_re.compile(
+    r"\blaptops?\b|\bmobile gpus?\b|\bnotebook\b|笔记本|筆記本|笔电|筆電", re.I | re.A
+)
+_UNIFIED_RE = gated_re.compile(r"\bunified[\s-]memory\b|统一内存|統一記憶體", re.I | re.A)
+_VENDOR_RE = gated_re.compile(
     r"\b(amd|nvidia|intel|apple)\b|(英伟达|英偉達|超威|苹果|蘋果|英特尔|英特爾)", re.I | re.A
 )
 _VENDOR_ZH = {"英伟达": "nvidia", "英偉達": "nvidia", "超威": "amd", "苹果": "apple", "蘋果": "apple"}
 _VENDOR_ZH.update({"英特尔": "intel", "英特爾": "intel"})
-_SLOT_RE = re.compile(
+_SLOT_RE = gated_re.compile(
     r"\bsingle[\s-]?slot\b|\bdual[\s-]?slot\b|\b\d[\s-]slot\b|\bslots?\b|单槽|單槽|双槽|雙槽|槽位",
     re.I | re.A,
 )
-_BLOWER_RE = re.compile(r"\bblower\b|涡轮|渦輪", re.I | re.A)
-_CARD_WORD_RE = re.compile(
+_BLOWER_RE = gated_re.compile(r"\bblower\b|涡轮|渦輪", re.I | re.A)
+_CARD_WORD_RE = gated_re.compile(
     r"\b(?:cards?|gpus?|graphics|machines?|systems?|options?|ones?|vram)\b|显卡|顯卡|卡|机器|機器|显存|顯存",
     re.I | re.A,
 )
-_CHEAPEST_RE = re.compile(r"\bcheapest\b|\blowest price\b|\bby price\b|最便宜|最低价|按价格", re.I | re.A)
+_CHEAPEST_RE = gated_re.compile(
+    r"\bcheapest\b|\blowest price\b|\bby price\b|最便宜|最低价|按价格", re.I | re.A
+)
 
 
 def read(text: str) -> CardFilter | None:

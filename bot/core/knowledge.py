@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import re
 import reprlib
 import types
 from collections.abc import Callable, Mapping
@@ -29,6 +28,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from bot.core import gated_re
 from bot.core.benchmarks import Benchmarks, BenchmarkSet, CatalogBenchmarks, MeasuredValue
 from bot.core.errors import KnowledgeError
 
@@ -72,12 +72,12 @@ RELEASE_PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "mxfp4")
 BENCH_PRECISIONS = ("fp32", "fp16", "int8", "int4", "unstated")
 BENCH_SEMANTICS = ("largest_tried", "known_to_run", "measured")
 
-_YYYY_MM = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
-_YYYY_MM_DD = re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
-_SLUG = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
-_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
-_FORMAT_ID = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")  # "gguf-q4_k_m", "bnb-nf4", "llama.cpp"
-_WS = re.compile(r"\s+")
+_YYYY_MM = gated_re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])$")
+_YYYY_MM_DD = gated_re.compile(r"^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
+_SLUG = gated_re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
+_CURRENCY_CODE = gated_re.compile(r"^[A-Z]{3}$")
+_FORMAT_ID = gated_re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")  # "gguf-q4_k_m", "bnb-nf4", "llama.cpp"
+_WS = gated_re.compile(r"\s+")
 
 
 def normalise_name(text: str) -> str:

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core import gated_re
+
 __all__ = [
     "KV_TYPES",
     "KvType",
@@ -97,7 +99,7 @@ _TYPE = (
     r"|16[\s-]?bits?|8\s*位|4\s*位|16\s*位)"
 )
 _KV = r"(?:kv|k/v|key[\s-]value)[\s-]*(?:cache|缓存)?"
-_KV_RE = re.compile(
+_KV_RE = gated_re.compile(
     r"(?:--cache-type-[kv]|-ct[kv]|--kv-cache-dtype|kv_cache_type|kv_cache_dtype)[\s=]+"
     + _TYPE
     + r"|(?<![a-z0-9])"
@@ -132,7 +134,7 @@ def _type_id(word: str | None) -> str:
 
 
 # every match of _KV_RE holds one of these (a flag or the KV word): most questions skip the full scan
-_KV_GATE_RE = re.compile(r"kv|k/v|key[\s-]value|-ct[kv]|cache-type", re.I)
+_KV_GATE_RE = gated_re.compile(r"kv|k/v|key[\s-]value|-ct[kv]|cache-type", re.I)
 
 
 def read(text: str) -> tuple[str | None, list[tuple[int, int]]]:
@@ -147,7 +149,7 @@ def read(text: str) -> tuple[str | None, list[tuple[int, int]]]:
     return _type_id(word), [(m.start(), m.end()) for m in found]
 
 
-_MAX_CTX_RE = re.compile(
+_MAX_CTX_RE = gated_re.compile(
     r"\b(?:max(?:imum)?|longest|largest|biggest|most)\s+(?:context|ctx|context[\s-](?:length|window|size))\b"
     r"|\bhow\s+(?:long|much|big|large|many\s+tokens)\s+(?:of\s+)?(?:a\s+|the\s+)?(?:context|ctx|prompt)"
     r"|\bhow\s+many\s+tokens\s+(?:of\s+context\s+)?can\b"
@@ -156,7 +158,7 @@ _MAX_CTX_RE = re.compile(
     r"|能开多长|能跑多长|最多(?:能|可以)?(?:开|跑|用)?多少\s*(?:k|token|上下文)",
     re.I,
 )
-_FULL_CTX_RE = re.compile(
+_FULL_CTX_RE = gated_re.compile(
     r"\b(?:at|with|using|on)\s+(?:its\s+|the\s+|a\s+)?(?:full|max(?:imum)?|whole)\s+(?:context|ctx)\b"
     r"|(?:满|最大|完整)上下文(?:跑|运行|下)",
     re.I,

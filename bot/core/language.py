@@ -13,22 +13,23 @@ from __future__ import annotations
 import functools
 import re
 
+from bot.core import gated_re
 from bot.core.types import Lang
 
 __all__ = ["detect", "from_locale", "to_simplified", "is_traditional", "parse_lang"]
 
-_CJK = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
-_KANA = re.compile(r"[\u3040-\u30ff]")  # Japanese kana: Chinese characters alone do not make it Chinese
-_ASK_EN = re.compile(
+_CJK = gated_re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+_KANA = gated_re.compile(r"[\u3040-\u30ff]")  # Japanese kana: Chinese characters alone do not make it Chinese
+_ASK_EN = gated_re.compile(
     r"\b(?:in|use|reply in|answer in|respond in|speak) english\b|英文回答|用英文|英语回答|用英語|英文回覆|說英文|说英文",
     re.I,
 )
-_ASK_ZH = re.compile(
+_ASK_ZH = gated_re.compile(
     r"\b(?:in|use|reply in|answer in|respond in) (?:chinese|mandarin)\b|用中文|中文回答|中文回覆|说中文|說中文|用简体|用簡體",
     re.I,
 )
-_ASK_HANT = re.compile(r"\bin traditional chinese\b|繁體|繁体|用正體|用正体", re.I)
-_WORD = re.compile(r"[a-z]{2,}")
+_ASK_HANT = gated_re.compile(r"\bin traditional chinese\b|繁體|繁体|用正體|用正体", re.I)
+_WORD = gated_re.compile(r"[a-z]{2,}")
 # words that make a Latin-script text English (names of cards and models are not among them)
 _EN_WORDS = frozenset(
     """what which how can could should would will does do did is are was the an for with on and or about

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from bot.core import gated_re
+
 __all__ = [
     "NUM",
     "fractions",
@@ -36,7 +38,7 @@ NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?)"
 #: currency words that are English words too: read only after an amount ("30000 try", "1,500,000 won")
 POST_ONLY_SYMBOLS = frozenset({"try", "won", "kr", "tl", "rub", "real", "reais", "lira", "rand"})
 
-_FRACTION_RE = re.compile(
+_FRACTION_RE = gated_re.compile(
     r"(?<![\d.,/⁄])(\d{1,2})\s*[/⁄]\s*(\d{1,2})\s*(k|grand|thousand|千|万)(?![a-z0-9])"
     r"|\bhalf\s+a\s+(k|grand|thousand)\b",
     re.ASCII | re.IGNORECASE,
@@ -96,12 +98,12 @@ _UNKNOWN_SYMBOLS = "₪|₫|₱|₴|฿|₦|₸|₭|₮|₲|₡|₵|₼|₾|﷼|
 _UNKNOWN_SYMBOL_SET = frozenset(_UNKNOWN_SYMBOLS.split("|"))
 # the amount is atomic ("(?>...)"): a run of digits is not re-tried at every shorter length; the
 # word after it is any run of letters, checked against the lists above in Python
-_NAME_AFTER_RE = re.compile(
+_NAME_AFTER_RE = gated_re.compile(
     r"(?<![a-z0-9.,])(?>" + NUM + r")(?:\s*(?:(k|grand|thousand)(?![^\W\d_])|(千|万)))?\s*"
     r"(?P<cur>(?>[^\W\d_\u4e00-\u9fff]+)(?![\w])|[\u4e00-\u9fff]{2,5}|" + _UNKNOWN_SYMBOLS + ")",
     re.IGNORECASE,
 )
-_SYMBOL_BEFORE_RE = re.compile(
+_SYMBOL_BEFORE_RE = gated_re.compile(
     r"(?P<cur>"
     + _UNKNOWN_SYMBOLS
     + r"|(?<![a-z0-9$])[a-z]{1,3}\$)\s*"
@@ -109,12 +111,14 @@ _SYMBOL_BEFORE_RE = re.compile(
     + r"(?:\s*(k|grand|thousand))?(?![a-z0-9])",
     re.IGNORECASE,
 )
-_CODE_AFTER_RE = re.compile(
+_CODE_AFTER_RE = gated_re.compile(
     r"(?<![a-z0-9.,])(?>" + NUM + ")" + r"(?:\s*(k|grand|thousand))?\s*(?P<cur>[a-z]{3})(?![a-z0-9])",
     re.IGNORECASE,
 )
-_CODE_BEFORE_RE = re.compile(r"(?<![a-z0-9])(?P<cur>[a-z]{3})\s*" + NUM + r"(?![a-z0-9])", re.IGNORECASE)
-_GATE_RE = re.compile(r"\d")
+_CODE_BEFORE_RE = gated_re.compile(
+    r"(?<![a-z0-9])(?P<cur>[a-z]{3})\s*" + NUM + r"(?![a-z0-9])", re.IGNORECASE
+)
+_GATE_RE = gated_re.compile(r"\d")
 
 
 def unknown_currencies(
@@ -171,13 +175,13 @@ def unknown_currencies(
     return dedup
 
 
-_PER_CARD_AFTER_RE = re.compile(
+_PER_CARD_AFTER_RE = gated_re.compile(
     r"^\s*(?:(?:usd|dollars?|euros?|bucks)\s*)?(?:each|apiece|a piece|per\s+(?:card|gpu|unit|piece)|"
     r"an?\s+(?:card|gpu)|/\s*(?:card|gpu)|for\s+each(?:\s+(?:card|gpu|one))?|"
     r"每张|每块|一张|一块)(?![a-z])",
     re.IGNORECASE,
 )
-_PER_CARD_BEFORE_RE = re.compile(
+_PER_CARD_BEFORE_RE = gated_re.compile(
     r"(?:\beach\s+(?:card|gpu|one)(?:\s+(?:at|for|under|below|costs?|is))?|\bper[\s-](?:card|gpu)(?:\s+budget)?|"
     r"每张(?:卡|显卡)?|每块(?:卡|显卡)?|单卡|单张(?:卡)?|一张(?:卡)?)"
     r"\s*(?:(?:预算|budget)\s*)?(?:(?:是|为|在|不超过|最多|:)\s*)?(?:(?:under|below|at most|max|up to|of|<=?)\s*)?"
@@ -196,7 +200,7 @@ def per_card_before(text: str, start: int) -> bool:
     return bool(_PER_CARD_BEFORE_RE.search(text[max(0, start - 30) : start]))
 
 
-_PER_CARD_NUM_RE = re.compile(
+_PER_CARD_NUM_RE = gated_re.compile(
     r"(?:(?<![a-z0-9.,$])" + NUM + r"(?:\s*(k|grand)\b)?"
     r"(?=\s*(?:(?:usd|dollars?|bucks)\s*)?(?:each|apiece|per\s+(?:card|gpu)|/\s*(?:card|gpu))\b))"
     r"|(?:(?:每张|每块|单卡|单张)(?:卡|显卡)?\s*(?:预算\s*)?(?:(?:是|为|在|不超过|最多)\s*)?"
@@ -243,7 +247,7 @@ def per_card_total(each_usd: float, count: int | None, text: str) -> tuple[float
 
 # "₹1,00,000", "Rs 1,50,000": Indian digit grouping (lakh), read before the usual grouping would stop
 # at "1,00"
-_LAKH_RE = re.compile(
+_LAKH_RE = gated_re.compile(
     r"(?:(?P<sym>₹|\brs\.?|\binr)\s*(?P<a>\d{1,2}(?:,\d{2})+,\d{3})(?![\d,])"
     r"|(?<![\d,])(?P<b>\d{1,2}(?:,\d{2})+,\d{3})(?![\d,])\s*(?P<sym2>₹|inr\b|rupees?\b|rs\b))",
     re.IGNORECASE,
@@ -259,7 +263,7 @@ def lakh_amounts(text: str) -> list[tuple[float, int, int]]:
     return out
 
 
-_YEN_HINT_RE = re.compile(r"^\s*(?:\(\s*)?(?:yen|jpy|日元|日币|円)\b", re.IGNORECASE)
+_YEN_HINT_RE = gated_re.compile(r"^\s*(?:\(\s*)?(?:yen|jpy|日元|日币|円)\b", re.IGNORECASE)
 
 
 def yen_hint(text: str, end: int) -> bool:
@@ -284,7 +288,7 @@ def cjk_currency_near(text: str, start: int, end: int, symbols: dict[str, list[s
     return best[1] if best else None
 
 
-_CJK_SYMBOL_AMOUNT_RE = re.compile(
+_CJK_SYMBOL_AMOUNT_RE = gated_re.compile(
     r"([\u4e00-\u9fff]{1,4})\s*(?>" + NUM + r")(?:\s*(万|千|k\b))?(?![\d.a-z]|,\d)", re.IGNORECASE
 )
 

@@ -42,9 +42,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from bot.core import specs_fallback
+from bot.core import gated_re, specs_fallback
 from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
+from bot.core.gated_re import GatedPattern
 from bot.core.limits import OutOfRange
 from bot.core.matching import get_matcher, normalize, tokenize
 from bot.core.types import Context, Intent, Note, NoteCode, Query, Task, note
@@ -59,10 +60,10 @@ log = logging.getLogger(__name__)
 MAX_TEXT = 4000
 
 
-_FIGURE_RE = re.compile(r"[\d万千萬亿億]")
+_FIGURE_RE = gated_re.compile(r"[\d万千萬亿億]")
 
 # a second question after the first one's question mark, opened by a word that says so
-_SECOND_QUESTION_RE = re.compile(
+_SECOND_QUESTION_RE = gated_re.compile(
     r"[?？]\s{0,4}(?:(?:and\s+)?also|btw|by\s+the\s+way|another\s+question|one\s+more\s+(?:thing|question)|"
     r"unrelated(?:\s+but)?|另外|还有个?问题|顺便问一?下|顺便|再问一?下)[\s,:，：]{0,4}(?=\S)",
     re.I,
@@ -138,15 +139,15 @@ def _with_context(q: Query, catalog: Any) -> Query:
 
 
 # issue 11: "64GB RAM", "128 GB of DDR5", "内存 64G": the asker's system RAM (not VRAM, not unified memory)
-_RAM_RE = re.compile(
+_RAM_RE = gated_re.compile(
     r"(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:(?:ram|ddr[345]x?)\b|内存)"
     r"|(?:system\s+ram|ram|内存)\s*(?:of|is|:|：|有)?\s*(\d{1,4}(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z])",
     re.I,
 )
-_ENGINE_RES: dict[int, tuple[re.Pattern[str], dict[str, str]]] = {}
+_ENGINE_RES: dict[int, tuple[GatedPattern, dict[str, str]]] = {}
 
 
-def _engine_pattern(catalog: Any) -> tuple[re.Pattern[str], dict[str, str]]:
+def _engine_pattern(catalog: Any) -> tuple[GatedPattern, dict[str, str]]:
     """One alternation of every engine name and alias (longest first), and name -> engine id."""
     cat = get_matcher(catalog).catalog
     key = id(cat)
@@ -156,7 +157,7 @@ def _engine_pattern(catalog: Any) -> tuple[re.Pattern[str], dict[str, str]]:
             for name in (e.id, e.name, *e.aliases):
                 names.setdefault(name.lower(), e.id)
         alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-        pat = re.compile(r"(?<![a-z0-9_.])(?:" + alt + r")(?![a-z0-9_])", re.I)
+        pat = gated_re.compile(r"(?<![a-z0-9_.])(?:" + alt + r")(?![a-z0-9_])", re.I)
         _ENGINE_RES.clear()
         _ENGINE_RES[key] = (pat, names)
     return _ENGINE_RES[key]
@@ -208,7 +209,7 @@ def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
 
 
 # words without which a question says nothing about prices (keeps the price reader off the hot path)
-_PRICE_GATE = re.compile(
+_PRICE_GATE = gated_re.compile(
     r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
     r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr|fair)\b|[$€£¥₹₩]|租|买|划算|值|回本|二手|电费|全新|价|贵|入手|"
     r"每天|小时|\d\s*h\b",
@@ -218,7 +219,7 @@ _PRICE_GATE = re.compile(
 
 # "under 000", "under ,000", "under $", "budget of $": a budget whose digits the shell ate ("$1000" -> "000",
 # "$1,000" -> ",000")
-_LOST_BUDGET_RE = re.compile(
+_LOST_BUDGET_RE = gated_re.compile(
     r"\b(?:under|below|less than|budget(?: of)?|max|up to|within)\s+(?:\$\s*(?=$|[\s,.?!])|0{2,}\b|,\d{3}\b)",
     re.I,
 )
@@ -496,7 +497,7 @@ def _with_fact(q: Query) -> Query:
 
 
 # a card named by its memory: "on a 16gb card", "my 8 gb gpu", "16gb of vram", "with 12gb", "12g显存"
-_MEMORY_CARD_RE = re.compile(
+_MEMORY_CARD_RE = gated_re.compile(
     r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:vram|gpu|card|graphics card|显存|显卡|顯存|顯卡)"
     r"|\b(?:on|with|have|got|own|my|in)\s+(?:a\s+|an\s+|my\s+|only\s+)?(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))",
     re.I | re.ASCII,

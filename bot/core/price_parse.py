@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from bot.core import money_read
+from bot.core import gated_re, money_read
+from bot.core.gated_re import GatedPattern
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.numerals import CN_DIGITS
 from bot.core.understand.budgets import CN_AMOUNT_RE, CN_COUNTED_RE, cn_amount
@@ -61,8 +62,8 @@ __all__ = [
 ]
 
 
-def _rx(p: str) -> re.Pattern[str]:
-    return re.compile(p, re.IGNORECASE)
+def _rx(p: str) -> GatedPattern:
+    return gated_re.compile(p, re.IGNORECASE)
 
 
 _CN_NUM: dict[str, float] = {**{k: v for k, v in CN_DIGITS.items() if v}, "十": 10, "半": 0.5}
@@ -250,7 +251,7 @@ _KWH_CN_RE = _rx(
 _CENTS_KWH_RE = _rx(
     r"(?<![0-9.,])" + _NUM + r"\s*(?:cents?|ct|¢|c)\s*(?:/\s*kw\s*h|(?:per|a|an|each)\s+kw\s*h)\b"
 )
-_SENTENCE_BREAK_RE = re.compile(r"[.?!;。？！；]|\band\b|\bbut\b|,\s")
+_SENTENCE_BREAK_RE = gated_re.compile(r"[.?!;。？！；]|\band\b|\bbut\b|,\s")
 
 
 # --------------------------------------------------------------------------- money

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.core import gated_re
 from bot.core.errors import KnowledgeError
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ PRICE_BOUNDS_USD: Mapping[PriceKind, tuple[float, float]] = {
     PriceKind.CLOUD: (0.01, 100.0),
 }
 
-_DATE_RE = re.compile(r"^(?P<y>(?:19|20)\d\d)-(?P<m>0[1-9]|1[0-2])(?:-(?P<d>0[1-9]|[12]\d|3[01]))?$")
+_DATE_RE = gated_re.compile(r"^(?P<y>(?:19|20)\d\d)-(?P<m>0[1-9]|1[0-2])(?:-(?P<d>0[1-9]|[12]\d|3[01]))?$")
 _ENTRY_KEYS = frozenset(
     {"gpu", "kind", "sub", "provider_kind", "price", "currency", "date", "source", "estimated", "notes"}
 )

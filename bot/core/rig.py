@@ -26,11 +26,11 @@ returns data only (see :class:`RigProblem` codes).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.matching import Matcher, get_matcher, normalize
 from bot.core.numerals import COUNT_WORDS
 from bot.core.types import Intent, Query
@@ -133,7 +133,7 @@ def build_rig(
 
 # --------------------------------------------------------------------- chat
 # A statement about the user's own machine. Normalised text (NFKC, lower case).
-_RIG_CUE_RE = re.compile(
+_RIG_CUE_RE = gated_re.compile(
     r"\bmy\s+(?:rig|setup|set-up|build|pc|machine|computer|workstation|box|server|gpus?|cards?|graphics cards?)\b"
     r"(?:\s+(?:is|has|=|:)|\s*:)"
     r"|\bi\s+(?:have|own|use|run|got)\b|\bi've\s+got\b|\bi\s+am\s+(?:using|running|on)\b|\bi'm\s+(?:using|running|on)\b"
@@ -143,9 +143,11 @@ _RIG_CUE_RE = re.compile(
 # A question about something (a model to run, a card to buy), not a statement of the rig.
 # a question, not a statement about one's rig: a question mark or word, or a question word and a verb
 # (three linear scans instead of one pattern with a 200-character window between them)
-_Q_MARK_RE = re.compile(r"\?|？|吗|能不能|什么|哪")
-_Q_WORD_RE = re.compile(r"\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b|可以")
-_Q_VERB_RE = re.compile(r"\b(?:run|fit|train|fine-?tune|finetune|handle|buy|get|upgrade)\b|跑|运行|训练")
+_Q_MARK_RE = gated_re.compile(r"\?|？|吗|能不能|什么|哪")
+_Q_WORD_RE = gated_re.compile(r"\b(?:can|could|will|would|should|which|what|how|does|do|is|are)\b|可以")
+_Q_VERB_RE = gated_re.compile(
+    r"\b(?:run|fit|train|fine-?tune|finetune|handle|buy|get|upgrade)\b|跑|运行|训练"
+)
 
 
 def _is_question(norm: str) -> bool:
@@ -156,23 +158,23 @@ def _is_question(norm: str) -> bool:
 
 
 _NUM_WORDS = COUNT_WORDS  # bot.core.numerals: one table
-_COUNT_BEFORE_RE = re.compile(
+_COUNT_BEFORE_RE = gated_re.compile(
     r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,4})\s+|\b(?:a\s+)?(pair)\s+of\s+|"
     r"\b(one|single|two|dual|double|three|triple|four|quad|five|six|seven|eight)[\s-]+|"
     r"(\d{1,2}|[一两二双三四五六八])\s*(?:张|块|个)\s*)"
     r"(?:(?:nvidia|geforce|rtx|gtx|amd|radeon)\s+)*$"
 )
-_COUNT_AFTER_RE = re.compile(r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b")
-_RAM_RE = re.compile(
+_COUNT_AFTER_RE = gated_re.compile(r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b")
+_RAM_RE = gated_re.compile(
     r"(\d{1,5}(?:\.\d+)?)\s*(?:gb|g|gib|gigs?|gigabytes?)\s*(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|memory|内存)"
     r"|(?:ram|内存)\s*(?:is|:|=|是|有)?\s*(\d{1,5}(?:\.\d+)?)\s*(?:gb|g|gib)?"
 )
-_BUDGET_CUE_RE = re.compile(r"\bbudget\b|预算")
-_REFERS_RE = re.compile(
+_BUDGET_CUE_RE = gated_re.compile(r"\bbudget\b|预算")
+_REFERS_RE = gated_re.compile(
     r"\bmy\s+(?:own\s+)?(?:rig|setup|set-up|build|pc|machine|computer|workstation|box|gpus?|cards?|graphics cards?)\b"
     r"|\bon\s+mine\b|我的(?:配置|电脑|主机|机器|显卡|卡)"
 )
-_CAN_I_RE = re.compile(
+_CAN_I_RE = gated_re.compile(
     r"\b(?:can|could)\s+i\s+(?:even\s+|still\s+|actually\s+)?(?:run|use|train|fine-?tune|finetune|serve|host|load|fit|do)\b"
     r"|\bwill\s+(?:it|this|that|\S+(?:\s+\S+){0,4})\s+(?:run|fit)\s+(?:for\s+me|on\s+mine|here)\b"
     r"|\bam\s+i\s+able\s+to\s+(?:run|train|fine-?tune|finetune)\b"

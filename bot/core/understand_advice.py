@@ -28,12 +28,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from bot.core import gated_re
+from bot.core.gated_re import GatedPattern
 from bot.core.types import Context, Intent, NoteCode, Query, Task, note
 
 __all__ = ["refine", "GATE"]
 
 _F = re.IGNORECASE | re.ASCII  # \b next to Chinese characters ("跑pytorch吗") is a boundary
-GATE = re.compile(
+GATE = gated_re.compile(
     r"enough|suffic|\bok\b|okay|\bfine\b|够|worth|值|nvlink|laptop|mobile|notebook|笔记本|笔电|台式|pci|"
     r"\becc\b|mod(?:ded|ding)?\b|魔改|mining|miner|矿|\bused\b|二手|wait|等|next gen|下一代|新一代|"
     r"rocm|\bamd\b|radeon|a卡|\bmac|mps|metal|apple|苹果|intel|\barc\b|xpu|oneapi|英特尔|pytorch|torch|"
@@ -53,121 +55,127 @@ _SKIP_INTENTS = (
 )
 
 # ------------------------------------------------------------------ topic patterns
-_GB = re.compile(
+_GB = gated_re.compile(
     r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|gigs?|g)(?![a-z])(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))",
     _F,
 )
-_ENOUGH = re.compile(
+_ENOUGH = gated_re.compile(
     r"\benough\b|\bsuffic\w*|\bsuffice\b|\b(?:still\s+)?(?:ok|okay|fine|viable|usable|good enough|adequate)\b|"
     r"\bcan i (?:do|run) (?:anything|much)\b|够|足够|够用|够不够|还行|够跑",
     _F,
 )
-_NVLINK = re.compile(r"nvlink|nv-link|nv link", _F)
-_NVLINK_ASK = re.compile(
+_NVLINK = gated_re.compile(r"nvlink|nv-link|nv link", _F)
+_NVLINK_ASK = gated_re.compile(
     r"\bmatter|\bhelp|\bneed|\bworth|\bnecessary|\brequired?\b|\bbenefit|\bdifference|\bimportant|\buseful|"
     r"\bmake sense|\bimprove|\bboost|\bspeed ?up|\bdo i\b|\bis it\b|需要|有用|有必要|必要|影响|区别|差别|提升|用处|值得|吗",
     _F,
 )
-_PCIE = re.compile(
+_PCIE = gated_re.compile(
     r"\bpci[- ]?e?\b|\bpcie\s*\d|\bpci express|\bgen\s?[345]\b|\bx(?:1|4|8|16)\s*(?:lanes?|slot)?\b", _F
 )
-_PCIE_ASK = re.compile(
+_PCIE_ASK = gated_re.compile(
     r"bottleneck|\bmatter|\bslow|\benough\b|\bhurt|\blimit|\baffect|\bimpact|\bdifference|\bok\b|\bfine\b|"
     r"瓶颈|影响|够|慢|区别|差别|限制",
     _F,
 )
-_ECC = re.compile(r"\becc\b", _F)
-_ECC_ASK = re.compile(
+_ECC = gated_re.compile(r"\becc\b", _F)
+_ECC_ASK = gated_re.compile(
     r"\bneed|\bmatter|\bnecessary|\bimportant|\brequired?\b|\bworth|\bdoes it\b|\bdo i\b|需要|必要|重要|有用|影响|吗",
     _F,
 )
-_LAPTOP = re.compile(r"\blaptop\b|\bmobile\b|\bnotebook\b|笔记本|笔电|游戏本", _F)
-_DESKTOP = re.compile(
+_LAPTOP = gated_re.compile(r"\blaptop\b|\bmobile\b|\bnotebook\b|笔记本|笔电|游戏本", _F)
+_DESKTOP = gated_re.compile(
     r"\bdesktop\b|\bsame\b|\bvs\.?\b|\bversus\b|\bdifference|\bcompare|\bas (?:good|fast)\b|\bslower\b|\bequal\b|"
     r"台式|桌面|一样|差多少|差距|区别|差别|比",
     _F,
 )
-_MODDED = re.compile(
+_MODDED = gated_re.compile(
     r"\bmodd?ed\b|\bmods?\b|魔改|改装|改显存|\b(?:22|44|48|20)\s?g(?:b)?\b.*(?:china|chinese)", _F
 )
-_RISK = re.compile(
+_RISK = gated_re.compile(
     r"\bsafe\b|\breliab\w*|\brisk\w*|\bworth\b|\btrust\w*|\blegit\b|\bscam\b|\bok\b|\bgood idea\b|\bproblems?\b|"
     r"\bissues?\b|\bshould i\b|\bbuy\b|靠谱|可靠|稳|风险|能买|值得|翻车|坑|问题|能用|怎么样|可以吗|行吗",
     _F,
 )
-_MINING = re.compile(r"\bmining\b|\bmined\b|\bminer\b|\bex-?mining\b|\bcrypto\b|矿卡|矿|挖矿", _F)
-_USED = re.compile(r"\bused\b|\bsecond[- ]?hand\b|\brefurb\w*|\bpre-?owned\b|二手", _F)
-_WORTH = re.compile(
+_MINING = gated_re.compile(r"\bmining\b|\bmined\b|\bminer\b|\bex-?mining\b|\bcrypto\b|矿卡|矿|挖矿", _F)
+_USED = gated_re.compile(r"\bused\b|\bsecond[- ]?hand\b|\brefurb\w*|\bpre-?owned\b|二手", _F)
+_WORTH = gated_re.compile(
     r"\b(?:still\s+)?worth\b|\be-?waste\b|\bobsolete\b|\boutdated\b|\btoo old\b|\bstill (?:good|usable|viable|relevant)\b|"
     r"还值得|值得买|值不值|过时|淘汰|还能用|还能战|还行吗|还香",
     _F,
 )
-_WAIT = re.compile(
+_WAIT = gated_re.compile(
     r"\bwait\b.*\b(?:next|new|newer|upcoming|rtx\s?60|60[- ]?series|50[- ]?series|rubin|blackwell|generation|gen|launch|release)|"
     r"\bnext[- ]gen\w*|\bnext generation\b|\bbuy now or\b|\bnow or later\b|\bshould i wait\b|"
     r"等(?:等)?(?:\d0系|下一代|新一代|新卡|新品|降价|发布|明年)|还是等|现在买|下一代|新一代",
     _F,
 )
-_CC = re.compile(r"compute capability|\bsm_?\d{2,3}\b|\bcuda arch\w*|算力版本|计算能力|\bcc\s?\d\.\d\b", _F)
-_PLATFORM_ASK = re.compile(
+_CC = gated_re.compile(
+    r"compute capability|\bsm_?\d{2,3}\b|\bcuda arch\w*|算力版本|计算能力|\bcc\s?\d\.\d\b", _F
+)
+_PLATFORM_ASK = gated_re.compile(
     r"\bcan\b|\bcould\b|\bdoes\b|\bdo\b|\bis\b|\bwill\b|\bwork\w*|\bsupport\w*|\busable\b|\bcompatib\w*|\bviable\b|"
     r"\bany good\b|\bok\b|\bproblems?\b|\bissues?\b|\bmeme\b|\bhow (?:good|well|bad)\b|\bstate of\b|\bready\b|\byet\b|"
     r"能|可以|支持|行不行|行吗|问题|兼容|好用|怎么样|靠谱|吗",
     _F,
 )
-_STACKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_STACKS: tuple[tuple[str, GatedPattern], ...] = (
     (
         "rocm",
-        re.compile(r"\bamd\b|\bradeon\b|\brocm\b|\bhip\b|a卡|\brx\s?\d{3,4}|\binstinct\b|\bmi\d{3}", _F),
+        gated_re.compile(
+            r"\bamd\b|\bradeon\b|\brocm\b|\bhip\b|a卡|\brx\s?\d{3,4}|\binstinct\b|\bmi\d{3}", _F
+        ),
     ),
     (
         "mps",
-        re.compile(
+        gated_re.compile(
             r"\bmac\w*|\bapple\b|\bmps\b|\bmetal\b|\bm[1-5]\s?(?:pro|max|ultra)?\b|苹果|\bmlx\b",
             _F,
         ),
     ),
     (
         "oneapi",
-        re.compile(r"\bintel\b|\barc\b|\bxpu\b|\boneapi\b|\bsycl\b|\bb580\b|\ba770\b|英特尔|\bipex\b", _F),
+        gated_re.compile(
+            r"\bintel\b|\barc\b|\bxpu\b|\boneapi\b|\bsycl\b|\bb580\b|\ba770\b|英特尔|\bipex\b", _F
+        ),
     ),
-    ("cuda", re.compile(r"\bnvidia\b|\bcuda\b|n卡|\bgeforce\b", _F)),
+    ("cuda", gated_re.compile(r"\bnvidia\b|\bcuda\b|n卡|\bgeforce\b", _F)),
 )
-_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("flash-attention", re.compile(r"flash[- ]?attn|flash[- ]?attention|\bfa2\b|\bfa3\b", _F)),
-    ("bitsandbytes", re.compile(r"bitsandbytes|\bbnb\b|\bqlora\b", _F)),
-    ("vllm", re.compile(r"\bvllm\b", _F)),
-    ("llama.cpp", re.compile(r"llama\.?cpp|llama-cpp|\bollama\b|\blm studio\b|\bgguf\b", _F)),
+_TOOLS: tuple[tuple[str, GatedPattern], ...] = (
+    ("flash-attention", gated_re.compile(r"flash[- ]?attn|flash[- ]?attention|\bfa2\b|\bfa3\b", _F)),
+    ("bitsandbytes", gated_re.compile(r"bitsandbytes|\bbnb\b|\bqlora\b", _F)),
+    ("vllm", gated_re.compile(r"\bvllm\b", _F)),
+    ("llama.cpp", gated_re.compile(r"llama\.?cpp|llama-cpp|\bollama\b|\blm studio\b|\bgguf\b", _F)),
     (
         "diffusers",
-        re.compile(
+        gated_re.compile(
             r"\bdiffusers\b|\bcomfy\w*|\bstable diffusion\b|\bsdxl\b|\bsd\b|\bflux\b|\bautomatic1111\b|\ba1111\b",
             _F,
         ),
     ),
     (
         "pytorch-training",
-        re.compile(
+        gated_re.compile(
             r"\bpytorch\b|\btorch\b|\bdeep learning\b|\bdl\b|\bmachine learning\b|\bml\b|\btrain\w*|\bfine-?tun\w*|"
             r"\btensorflow\b|\bjax\b|深度学习|训练|微调|炼丹|机器学习",
             _F,
         ),
     ),
 )
-_LLM_WORDS = re.compile(
+_LLM_WORDS = gated_re.compile(
     r"\bllms?\b|\blanguage models?\b|\bchat\w*|\bollama\b|大模型|语言模型|\blocal ai\b|\bai\b", _F
 )
-_STACK_NAMED = re.compile(r"\brocm\b|\bmps\b|\bmetal\b|\boneapi\b|\bxpu\b|\bsycl\b", _F)
-_SD_BARE = re.compile(r"(?<![a-z0-9])sd(?![a-z0-9])|stable diffusion", _F)
-_FOLLOW_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g|gigs?)?(?![\d.a-z])", _F)
+_STACK_NAMED = gated_re.compile(r"\brocm\b|\bmps\b|\bmetal\b|\boneapi\b|\bxpu\b|\bsycl\b", _F)
+_SD_BARE = gated_re.compile(r"(?<![a-z0-9])sd(?![a-z0-9])|stable diffusion", _F)
+_FOLLOW_NUMBER = gated_re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g|gigs?)?(?![\d.a-z])", _F)
 
 
-_ASKS_CARD = re.compile(
+_ASKS_CARD = gated_re.compile(
     r"\bwhich\b|\bbest\b|\brecommend\w*|\bcheapest\b|\bfastest\b|\bwhat (?:gpu|card)\b|哪|推荐|最好|最便宜|买什么",
     _F,
 )
-_PYTORCH_NAMED = re.compile(r"\bpytorch\b|\btorch\b|\bcuda\b", _F)
-_JUDGE = re.compile(
+_PYTORCH_NAMED = gated_re.compile(r"\bpytorch\b|\btorch\b|\bcuda\b", _F)
+_JUDGE = gated_re.compile(
     r"\bok\b|\bokay\b|\bfine\b|\bgood enough\b|\bviable\b|\busable\b|\bdecent\b|\bworth\b|还行|够用|能用|行不行|可以吗",
     _F,
 )

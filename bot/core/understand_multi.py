@@ -16,31 +16,34 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from bot.core import gated_re
 from bot.core.types import Intent, NoteCode, Query, note
 
 __all__ = ["refine"]
 
 _F = re.IGNORECASE
-_OR_RE = re.compile(r"\bor\b|\bvs\.?(?!\w)|\bversus\b|还是|或者|或|\bcompared?\s+(?:to|with)\b|对比", _F)
-_STRONG_JOIN_RE = re.compile(r"\+|\bplus\b|&|加上?|配上?|搭配|\bpaired with\b|\btogether with\b", _F)
-_WEAK_JOIN_RE = re.compile(r"\band\b|\bwith\b|和|跟|与", _F)
-_COMPARE_RE = re.compile(
+_OR_RE = gated_re.compile(
+    r"\bor\b|\bvs\.?(?!\w)|\bversus\b|还是|或者|或|\bcompared?\s+(?:to|with)\b|对比", _F
+)
+_STRONG_JOIN_RE = gated_re.compile(r"\+|\bplus\b|&|加上?|配上?|搭配|\bpaired with\b|\btogether with\b", _F)
+_WEAK_JOIN_RE = gated_re.compile(r"\band\b|\bwith\b|和|跟|与", _F)
+_COMPARE_RE = gated_re.compile(
     r"\bcompare\w*|\bvs\b|\bversus\b|\bbetter\b|\bfaster\b|\bslower\b|\bthan\b|\bdifference\b|\bhow much\b|"
     r"\bwhich\b|\bor\b|还是|哪|对比|比较|差多少|差距|差别|区别|比",
     _F,
 )
-_USED_RE = re.compile(r"(?:\bused\b|\bsecond[\s-]?hand\b|\brefurb\w*|二手)\W*(?:\w+\W*){0,2}$", _F)
+_USED_RE = gated_re.compile(r"(?:\bused\b|\bsecond[\s-]?hand\b|\brefurb\w*|二手)\W*(?:\w+\W*){0,2}$", _F)
 _WORDS = {
     "one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "dual": 2, "double": 2, "pair of": 2, "three": 3,
     "four": 4, "quad": 4, "five": 5, "six": 6, "eight": 8,
     "一": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6, "八": 8,
 }  # fmt: skip
-_COUNT_GAP_RE = re.compile(
+_COUNT_GAP_RE = gated_re.compile(
     r"(?:\b(\d{1,2})|\b(one|a|an|single|two|dual|double|pair of|three|four|quad|five|six|eight)\b|([一两二双三四五六八]))"
     r"\s*(?:x|×)?\s*(?:张|块|个)?\s*(?:used|new|second[\s-]?hand|refurbished|二手|全新)\s*(?:rtx|geforce|nvidia)?\s*$",
     _F,
 )
-_SIZE_RE = re.compile(r"(?<![0-9.a-z])(\d{1,3}(?:\.\d)?)\s?b(?![a-z])", _F)
+_SIZE_RE = gated_re.compile(r"(?<![0-9.a-z])(\d{1,3}(?:\.\d)?)\s?b(?![a-z])", _F)
 
 
 def _count_gap(head: str) -> int | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from bot.core import gated_re
 from bot.core.types import Intent, NoteCode, Query, Task
 from bot.core.understand.budgets import CN_AMOUNT_RE, cn_amount
 
@@ -82,72 +83,74 @@ class TimeAsk:
     weak_speed: bool = False  # "speed" / "速度" alone: a speed question only when a card is named too
 
 
-_WEAK_SPEED_RE = re.compile(r"\bspeed\b|\bthroughput\b|\breal[- ]time factor|\brtf\b|速度|吞吐|实时率", re.I)
+_WEAK_SPEED_RE = gated_re.compile(
+    r"\bspeed\b|\bthroughput\b|\breal[- ]time factor|\brtf\b|速度|吞吐|实时率", re.I
+)
 
 _RX = {
-    "samples": re.compile(
+    "samples": gated_re.compile(
         _NUM
         + r"\s*(?:samples?|examples?|conversations?|chats?|rows?|pairs?|documents?|docs|instructions?|条(?:数据|样本)?|个样本|样本)",
         re.I,
     ),
-    "sample_tokens": re.compile(
+    "sample_tokens": gated_re.compile(
         r"(?:of|with|each|@|at|,)\s*(?:about|around|~)?\s*"
         + r"((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*tokens?(?:\s*(?:each|per\s+(?:sample|example)))?"
         r"|每条\s*((?<![\d.])\d+(?:,\d{3})*)\s*(k)?\s*(?:个)?\s*token",
         re.I,
     ),
-    "dataset_tokens": re.compile(_NUM + r"\s*tokens?\b(?!\s*(?:/|per|each|a\s+second))", re.I),
-    "text_bytes": re.compile(
+    "dataset_tokens": gated_re.compile(_NUM + r"\s*tokens?\b(?!\s*(?:/|per|each|a\s+second))", re.I),
+    "text_bytes": gated_re.compile(
         r"((?<![\d.])\d+(?:\.\d+)?)\s*(kb|mb|gb|tb|k|m|g|t)\s*(?:of\s+)?(?:text|data|corpus|文本|数据|语料)",
         re.I,
     ),
-    "epochs": re.compile(
+    "epochs": gated_re.compile(
         r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:epochs?|passes|轮|个\s*epoch)|(?:for|epochs?:?)\s*((?<![\d.])\d+(?:\.\d+)?)\s*epochs?",
         re.I,
     ),
-    "target_tps": re.compile(
+    "target_tps": gated_re.compile(
         r"((?<![\d.])\d+(?:\.\d+)?)\s*(?:tokens?|toks?|t)\s*(?:/|per\s*)\s*(?:s\b|sec|second)"
         r"|((?<![\d.])\d+(?:\.\d+)?)\s*tps\b|每秒\s*(?:至少|最少|不低于|要|能有|能到)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|词元)",
         re.I,
     ),
-    "target_img": re.compile(
+    "target_img": gated_re.compile(
         r"(?:in\s+)?(?:under|below|less\s+than|within|<)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds?)"
         r"|((?<![\d.])\d+(?:\.\d+)?)\s*(?:秒|s)\s*(?:以内|之内|内)?\s*(?:一张|出图|每张)",
         re.I,
     ),
-    "target_hours": re.compile(
+    "target_hours": gated_re.compile(
         r"(?:in\s+)?(?:under|below|less\s+than|within)\s*(?:a|one|((?<![\d.])\d+(?:\.\d+)?))\s*(hours?|h\b|days?|weeks?)"
         r"|((?<![\d.])\d+(?:\.\d+)?)\s*(小时|天)\s*(?:以内|之内|内)",
         re.I,
     ),
-    "users": re.compile(
+    "users": gated_re.compile(
         r"((?<![\d.])\d+(?:,\d{3})*)\s*(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users?|people|clients?|requests?|streams?|sessions?)"
         r"|((?<![\d.])\d+(?:,\d{3})*)\s*(?:个)?\s*(?:用户|并发|人同时|路并发)|并发\s*((?<![\d.])\d+(?:,\d{3})*)",
         re.I,
     ),
-    "context": re.compile(
+    "context": gated_re.compile(
         r"((?<![\d.])\d+(?:\.\d+)?)\s*(k)?\s*(?:tokens?\s+(?:of\s+)?)?(?:context|ctx|上下文)|(?:context|上下文)\s*(?:of|=|:)?\s*((?<![\d.])\d+(?:\.\d+)?)\s*(k)?",
         re.I,
     ),
-    "kwh": re.compile(
+    "kwh": gated_re.compile(
         r"((?<![\d.])\d+(?:\.\d+)?)\s*(€|eur|euros?|\$|usd|dollars?|元|rmb|cny|£|gbp)?\s*(?:/|per\s*)\s*kwh"
         r"|(€|\$|£)\s*((?<![\d.])\d+(?:\.\d+)?)\s*(?:/|per\s*)\s*kwh|电价\s*((?<![\d.])\d+(?:\.\d+)?)\s*(元)?",
         re.I,
     ),
-    "steps": re.compile(r"((?<!\d)\d{1,3})\s*(?:steps?|步)", re.I),
+    "steps": gated_re.compile(r"((?<!\d)\d{1,3})\s*(?:steps?|步)", re.I),
 }
 
-_SERVE_RE = re.compile(
+_SERVE_RE = gated_re.compile(
     r"\bhow\s+many\s+(?:concurrent\s+)?(?:users|people|clients|requests|streams)|\bconcurrent\s+(?:users|requests|streams|sessions)"
     r"|多少(?:个)?(?:用户|人|并发)|并发|同时服务|部署.*用户",
     re.I,
 )
-_TIME_RE = re.compile(
+_TIME_RE = gated_re.compile(
     r"\bhow\s+long\b|\bhow\s+many\s+(?:hours|days)|\btime\s+to\s+(?:train|fine-?tune)|\btraining\s+time"
     r"|\btrain\s+in\s+under|多久|多长时间|几个小时|几天|多少小时|多少天|训练时间|耗时",
     re.I,
 )
-_SPEED_RE = re.compile(
+_SPEED_RE = gated_re.compile(
     r"tokens?\s*(?:/|per)\s*(?:s\b|sec|second)|\btok/s|\bt/s\b|\btps\b|\bhow\s+fast\b"
     r"|\bseconds?\s+(?:per|an?|each)\s+image|\bs/image|\bimages?\s*(?:/|per)\s*(?:s\b|sec|second|minute)|\bit/s"
     r"|每秒|速度(?:多少|怎么样|如何)|多快|出图(?:要)?(?:几|多少)秒|一张图|出一张.{0,20}?(?:要)?(?:几|多少)秒|几秒一张",
@@ -165,7 +168,7 @@ def _float(m: re.Match[str] | None, *groups: int) -> float | None:
     return None
 
 
-_CN_COUNT_RE = re.compile(CN_AMOUNT_RE.pattern + r"(?=\s{0,3}(?:条|个样本|样本|张图|张图片))")
+_CN_COUNT_RE = gated_re.compile(CN_AMOUNT_RE.pattern + r"(?=\s{0,3}(?:条|个样本|样本|张图|张图片))")
 
 
 def _cn_count_digits(m: re.Match[str]) -> str:
@@ -184,8 +187,10 @@ def read(text: str) -> TimeAsk:
 
 # any dataset name at all (the loop over DATASETS then picks the first in DATASETS' order)
 # (ASCII boundaries: "训练coco" names COCO too)
-_ANY_DATASET = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(d) for d in DATASETS) + r")(?![a-z0-9])")
-_DIGIT = re.compile(r"\d")
+_ANY_DATASET = gated_re.compile(
+    r"(?<![a-z0-9])(?:" + "|".join(re.escape(d) for d in DATASETS) + r")(?![a-z0-9])"
+)
+_DIGIT = gated_re.compile(r"\d")
 
 
 def _read(text: str, full: bool) -> TimeAsk:

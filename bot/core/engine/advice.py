@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.core import memory, multigpu, support
+from bot.core import gated_re, memory, multigpu, support
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.memory import GB
 from bot.core.results import AdviceResult, AdviceRow, AdviceVerdict, BasisCode
@@ -41,12 +41,12 @@ REFERENCE_FINETUNE = "llama-3.1-8b"
 #: tools listed beside the one asked, on the same stack
 PLATFORM_TOOLS = ("pytorch-training", "bitsandbytes", "flash-attention", "vllm", "llama.cpp")
 _FT_METHODS = (Method.QLORA, Method.LORA, Method.FULL)
-_IMAGE_RE = re.compile(r"stable diffusion|\bsd\b|sdxl|flux|comfy|出图|画图|绘图|文生图", re.I | re.A)
-_PCIE_RE = re.compile(
+_IMAGE_RE = gated_re.compile(r"stable diffusion|\bsd\b|sdxl|flux|comfy|出图|画图|绘图|文生图", re.I | re.A)
+_PCIE_RE = gated_re.compile(
     r"(?:pci[- ]?e?|pci express|gen)\s*(?:v|gen)?\s*([345])(?:\.0)?(?:\s*x\s*(\d{1,2}))?", re.I | re.A
 )
-_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s?b(?![a-z])", re.I | re.A)
-_LANES_RE = re.compile(r"\bx\s?(1|2|4|8|16)\b", re.I | re.A)
+_SIZE_RE = gated_re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s?b(?![a-z])", re.I | re.A)
+_LANES_RE = gated_re.compile(r"\bx\s?(1|2|4|8|16)\b", re.I | re.A)
 
 
 def advice_result(cat: Catalog, q: Query, models: Sequence[Model], gpus: Sequence[GPU]) -> AdviceResult:

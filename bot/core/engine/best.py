@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from bot.core import memory, quality
+from bot.core import gated_re, memory, quality
 from bot.core.engine import builds
 from bot.core.formats import Build
+from bot.core.gated_re import GatedPattern
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.memory import GB
 from bot.core.results import ModelPick, ModelPicksResult, PickWhy
@@ -36,40 +37,46 @@ LOW_MAX = 2
 MISSING_SINCE = "2024-01"
 MISSING_MAX = 6
 
-_TASK_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_TASK_WORDS: tuple[tuple[str, GatedPattern], ...] = (
     (
         "vision",
-        re.compile(
+        gated_re.compile(
             r"\bvision\b|\bvlm s?\b|\bvlms\b|vision[- ]language|multi-?modal|\bimages?\b|\bocr\b|"
             r"视觉|多模态|看图|图片|图像|识图",
             re.I,
         ),
     ),
-    ("coding", re.compile(r"\bcod(?:e|es|ing|er)\b|\bprogramm\w*|\bdeveloper\b|写代码|代码|编程|编码", re.I)),
-    ("chinese", re.compile(r"\bchinese\b|\bmandarin\b|中文|汉语|国语", re.I)),
-    ("reasoning", re.compile(r"\bmath\w*|\breason\w*|\blogic\b|\bthinking\b|数学|推理|解题|逻辑", re.I)),
+    (
+        "coding",
+        gated_re.compile(r"\bcod(?:e|es|ing|er)\b|\bprogramm\w*|\bdeveloper\b|写代码|代码|编程|编码", re.I),
+    ),
+    ("chinese", gated_re.compile(r"\bchinese\b|\bmandarin\b|中文|汉语|国语", re.I)),
+    (
+        "reasoning",
+        gated_re.compile(r"\bmath\w*|\breason\w*|\blogic\b|\bthinking\b|数学|推理|解题|逻辑", re.I),
+    ),
     (
         "general",
-        re.compile(r"\bchat\w*|\bgeneral\b|\bassistant\b|\ball[- ]round\w*|聊天|对话|通用|日常", re.I),
+        gated_re.compile(r"\bchat\w*|\bgeneral\b|\bassistant\b|\ball[- ]round\w*|聊天|对话|通用|日常", re.I),
     ),
 )
 
-_BEST = re.compile(
+_BEST = gated_re.compile(
     r"\bbest\b|\btop\b|\bstrongest\b|\bsmartest\b|\bideal\b|\brecommend\w*|最好|最强|最适合|最佳|推荐",
     re.I,
 )
-_MODEL_WORD = re.compile(
+_MODEL_WORD = gated_re.compile(
     r"\bllms?\b|\bmodels?\b|\bvlms?\b|\bai\b|\bcoder\b|\bassistant\b|模型|大模型|\bllm\b",
     re.I,
 )
 #: the question asks which card to buy ("best 24gb gpu for llms", "买什么显卡"): a recommendation, not picks
-_ASKS_CARD = re.compile(
+_ASKS_CARD = gated_re.compile(
     r"\b(?:best|which|what|top|recommend\w*|cheapest|fastest)\b(?:\s+[\w.-]+){0,3}?\s+(?:gpus?|cards?|graphics)\b|"
     r"\bshould i (?:buy|get)\b|买什么|什么显卡|哪张卡|哪款显卡|哪个显卡|买哪",
     re.I,
 )
 #: "on 16 GB", "16G显存", "with 12gb of vram" (and not "64GB RAM")
-_MEMORY = re.compile(
+_MEMORY = gated_re.compile(
     r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)(?![a-z])(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))",
     re.I,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.core import memory
+from bot.core import gated_re, memory
 from bot.core.copy_with import copy_with
 from bot.core.knowledge import GPU, Catalog
 from bot.core.memory import GB, Estimate, Workload
@@ -111,7 +111,7 @@ def split_parallelism(w: Workload) -> Parallelism:
     return Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
 
 
-_SIZE_RE = re.compile(
+_SIZE_RE = gated_re.compile(
     r"(\d{1,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr)|\s*内存)", re.I
 )
 

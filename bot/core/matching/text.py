@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import Literal, NamedTuple
+
+from bot.core import gated_re
 
 __all__ = ["STOP_WORDS", "WEAK_HEADS", "Kind", "Token", "normalize", "tokenize", "tokens"]
 
@@ -69,9 +70,9 @@ WEAK_HEADS = frozenset(
     }
 )
 
-_LLAMA_CPP = re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
-_TOKEN_CHUNK_RE = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
-_PIECE_RE = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
+_LLAMA_CPP = gated_re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
+_TOKEN_CHUNK_RE = gated_re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+_PIECE_RE = gated_re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
 
 
@@ -110,7 +111,7 @@ _CN_NAMES = {
     "移动版": " laptop ",
     "移動版": " laptop ",
 }
-_CN_NAMES_RE = re.compile("|".join(sorted(_CN_NAMES, key=len, reverse=True)))
+_CN_NAMES_RE = gated_re.compile("|".join(sorted(_CN_NAMES, key=len, reverse=True)))
 
 
 _CONTROL_TO_SPACE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}

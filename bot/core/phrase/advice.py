@@ -7,9 +7,9 @@ band, specs and prices from the catalog, support levels, and the values a fact c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.names import short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
@@ -20,7 +20,7 @@ from bot.core.types import Lang
 
 __all__ = ["advice"]
 
-_CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff）])\s+(?=[\u4e00-\u9fff（])")
+_CJK_GAP = gated_re.compile(r"(?<=[\u4e00-\u9fff）])\s+(?=[\u4e00-\u9fff（])")
 
 #: tool names as their projects write them (names, the same in every language)
 TOOL_NAMES = {

@@ -16,7 +16,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from bot.core import money_read
+from bot.core import gated_re, money_read
 from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, normalize
 from bot.core.numerals import CN_DIGITS
@@ -121,13 +121,13 @@ _RANGE_GAP_RE = _rx(r"^\s*(?:-|–|—|to|~|至|到|and)\s*$")
 
 
 # Chinese amounts: 三万, 一万二 (12,000), 五千五 (5,500), 2万5 (25,000), 六千块钱, 四千以内
-CN_AMOUNT_RE = re.compile(
+CN_AMOUNT_RE = gated_re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?|[一二两兩三四五六七八九十]{1,3})\s*(万|萬|千)"
     r"(?:([一二两兩三四五六七八九])|(\d)(?![\d.]))?(?![万萬千百])"
 )
 
 # what a Chinese-numeral amount counts when it is not money: "一万条数据", "两万步", "三千张图"
-CN_COUNTED_RE = re.compile(
+CN_COUNTED_RE = gated_re.compile(
     r"\s{0,3}(?:条|个|張|张|步|轮|輪|次|小时|小時|天|样本|樣本|token|epoch|句|篇|图|圖|字|人(?!民)|用户)"
 )
 
@@ -243,10 +243,10 @@ class Budget:
         )
 
 
-_DIGIT_RE = re.compile(r"\d")
+_DIGIT_RE = gated_re.compile(r"\d")
 # what an amount without digits is written with: number words before a currency word or "grand",
 # Chinese numerals before 万/千/萬 (the readers below check the rest)
-_WORDS_GATE_RE = re.compile(
+_WORDS_GATE_RE = gated_re.compile(
     r"\b(?:grand|dollars?|bucks?|usd|euros?|eur|pounds?|quid|gbp)\b|[万千萬]", re.ASCII | re.IGNORECASE
 )
 

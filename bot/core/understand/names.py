@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.matching import STOP_WORDS, Matcher, Mention, pick_model
 from bot.core.price_parse import asks_price
 from bot.core.types import Choice, Intent, Note, NoteCode, note
@@ -195,7 +196,7 @@ def resolve(
     return r
 
 
-_UNKNOWN_MODEL_RE = re.compile(
+_UNKNOWN_MODEL_RE = gated_re.compile(
     r"\b[a-z][a-z0-9]{0,30}(?:[-_.][a-z0-9]{1,30}){1,6}\b(?:\s\d{1,4}(?:\.\d)?b\b)?"
     r"|\b[a-z][a-z0-9]{1,30}(?:\s\d{1,3})?\s\d{1,4}(?:\.\d)?b\b",
     re.ASCII,

@@ -8,11 +8,11 @@ weights.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core.gated_re import GatedPattern
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 from bot.core.understand.text import blank as _blank
 from bot.core.understand.text import rx as _rx
@@ -30,7 +30,7 @@ _INFER_RE = _rx(
     r"\btranscri(?:be|bes|bing|ption)\b|转写|转录|语音识别|"
     r"推理|部署|跑|运行|生成"
 )
-_METHOD_RES: tuple[tuple[re.Pattern[str], Method], ...] = (
+_METHOD_RES: tuple[tuple[GatedPattern, Method], ...] = (
     (_rx(r"\bq-?lora\b"), Method.QLORA),
     (_rx(r"\blora\b"), Method.LORA),
     (
@@ -41,7 +41,7 @@ _METHOD_RES: tuple[tuple[re.Pattern[str], Method], ...] = (
         Method.FULL,
     ),
 )
-_PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
+_PRECISION_RES: tuple[tuple[GatedPattern, Precision], ...] = (
     (_rx(r"\bbf16\b|\bbfloat\s?16\b|\bbf-16\b"), Precision.BF16),
     (_rx(r"\bfp8\b|\bfloat8\b|\bfp-8\b|\be4m3\b"), Precision.FP8),
     (
@@ -71,7 +71,7 @@ _PRECISION_RES: tuple[tuple[re.Pattern[str], Precision], ...] = (
         Precision.FP32,
     ),
 )
-_OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
+_OPTIMIZER_RES: tuple[tuple[GatedPattern, Optimizer], ...] = (
     (
         _rx(r"\bpaged[\s-]?adam\w*[\s-]*8[\s-]?bit\b|\bpaged[\s-]?8[\s-]?bit[\s-]*adam\w*"),
         Optimizer.PAGED_ADAM8BIT,
@@ -86,7 +86,7 @@ _OPTIMIZER_RES: tuple[tuple[re.Pattern[str], Optimizer], ...] = (
 )
 # "pure bf16": 16-bit weights and optimizer states, no fp32 master copy (Lightning's "bf16-true")
 _PURE_RE = _rx(r"\bpure[\s-]?(?:bf16|fp16|bfloat16|float16|16[\s-]?bits?|half)\b|\b(?:bf16|fp16)[\s-]true\b")
-_LORA_TARGET_RES: tuple[tuple[re.Pattern[str], str], ...] = (
+_LORA_TARGET_RES: tuple[tuple[GatedPattern, str], ...] = (
     (_rx(r"\ball[\s-](?:the\s+)?linear(?:\s+(?:layers?|modules?))?\b|\bevery linear layer\b"), "all-linear"),
     (_rx(r"\bq[\s_-]?(?:proj)?\s*(?:and|,|&|/)\s*v(?:[\s_-]?proj)?\b|\bqv\b"), "qv"),
     (
@@ -96,7 +96,7 @@ _LORA_TARGET_RES: tuple[tuple[re.Pattern[str], str], ...] = (
         "attention",
     ),
 )
-_PARALLEL_RES: tuple[tuple[re.Pattern[str], Parallelism], ...] = (
+_PARALLEL_RES: tuple[tuple[GatedPattern, Parallelism], ...] = (
     (_rx(r"\bfsdp\b|\bzero[\s-]?3\b|\bdeepspeed\b|\bshard(?:ed|ing)\b"), Parallelism.SHARDED),
     (_rx(r"\btensor[\s-]parallel\w*|\btp\s?=\s?\d"), Parallelism.TENSOR),
     (_rx(r"\bpipeline[\s-]parallel\w*"), Parallelism.PIPELINE),
@@ -112,7 +112,7 @@ _NO_FLASH_RE = _rx(
 _OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?:ing|ed)?\b")
 
 
-def _first(patterns: Sequence[tuple[re.Pattern[str], Any]], text: str) -> Any:
+def _first(patterns: Sequence[tuple[GatedPattern, Any]], text: str) -> Any:
     best: tuple[int, Any] | None = None
     for rx, value in patterns:
         m = rx.search(text)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
+from bot.core import gated_re
+from bot.core.gated_re import GatedPattern
+
 __all__ = ["CJK_RE", "NUM", "blank", "num", "rx"]
 
 
-def rx(pattern: str) -> re.Pattern[str]:
+def rx(pattern: str) -> GatedPattern:
     """A compiled pattern in ASCII mode: ``\\b`` and ``\\w`` treat Chinese characters as non-word,
     so "预算800" and "最大batch" still have word boundaries around the ASCII parts."""
-    return re.compile(pattern, re.ASCII)
+    return gated_re.compile(pattern, re.ASCII)
 
 
 CJK_RE = rx(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
@@ -18,8 +21,8 @@ CJK_RE = rx(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # 1,200 / 1,200.50 / 1.200 (European grouping) / 2,5 (decimal comma) / 900 / 1.5
 NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?)"
 
-_EU_GROUPED = re.compile(r"(?<!\d)\d{1,3}(?:\.\d{3})+")
-_DECIMAL_COMMA = re.compile(r"(?<!\d)\d+,\d{1,2}")
+_EU_GROUPED = gated_re.compile(r"(?<!\d)\d{1,3}(?:\.\d{3})+")
+_DECIMAL_COMMA = gated_re.compile(r"(?<!\d)\d+,\d{1,2}")
 
 
 def num(s: str) -> float:
