@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.knowledge import GPU, KnowledgeError, Model
+from bot.core.quick_init import quick_init
 
 __all__ = [
     "Command",
@@ -98,6 +99,7 @@ class Offload:
     sequential: bool = False  # diffusers' enable_sequential_cpu_offload(): one layer at a time
 
 
+@quick_init
 @dataclass(frozen=True)
 class Command:
     """One engine's command for one fit entry: the lines to run and one line to check it."""

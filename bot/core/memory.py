@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
+from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 
 if TYPE_CHECKING:
@@ -309,6 +310,7 @@ def calibration() -> Calibration:
     return _CAL
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Workload:
     """How the model is run, with every default applied."""
@@ -525,6 +527,7 @@ def resolve_workload(
 # --------------------------------------------------------------------------- terms
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class _Terms:
     """Per-card bytes: fixed parts and per-sample parts (per sample on this card)."""
@@ -1060,6 +1063,7 @@ def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:
     return kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes / max(1, s)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MaxContext:
     """The longest context that fits one card, with the band from the calibration error."""
@@ -1166,6 +1170,7 @@ def category(model: Model, w: Workload) -> str:
 # --------------------------------------------------------------------------- estimate
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Estimate:
     """The memory of one card running the workload, and the verdict."""
@@ -1382,6 +1387,7 @@ class Suggestion:
     parallelism: Parallelism | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Change:
     """One change a user can make to need less memory per card."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bot.core import memory, speed
 from bot.core.copy_with import copy_with
 from bot.core.memory import GB, Estimate, Workload
+from bot.core.quick_init import quick_init
 from bot.core.results import Reason, ReasonCode
 from bot.core.types import Intent, Method, Note, NoteCode, Parallelism, Precision, Query, Task, note
 
@@ -113,6 +114,7 @@ def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | Non
     return None
 
 
+@quick_init
 @dataclass(frozen=True)
 class Candidate:
     gpu: GPU
@@ -127,6 +129,7 @@ class Candidate:
     workload: Workload | None = None  # issue 11: that build's workload (None: the result's workload)
 
 
+@quick_init
 @dataclass(frozen=True)
 class RecommendResult:
     model: Model

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from bot.core.quick_init import quick_init
 from bot.core.types import FitEntry, Lang, Method, Note, NoteCode, Parallelism, Precision, jsonable, note
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ class ReasonCode(StrEnum):
     RUNS_AS_RELEASE = "runs_as_release"  # fits in the release format (FP8, MXFP4, bf16)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Reason:
     code: ReasonCode
@@ -161,6 +163,7 @@ class AssumptionName(StrEnum):
     KV_CACHE = "kv_cache"  # issue 17: the KV cache's data type when not the model's 16 bits
 
 
+@quick_init
 @dataclass(frozen=True)
 class Assumption:
     name: AssumptionName
@@ -185,6 +188,7 @@ class BasisCode(StrEnum):
     UNCURATED_SPECS = "uncurated_specs"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Breakdown:
     """Memory per card in decimal GB, by part; parts below 5 MB are left out."""
@@ -207,6 +211,7 @@ class Breakdown:
 # --------------------------------------------------------------------------- fit
 
 
+@quick_init
 @dataclass(frozen=True)
 class FitItem:
     """One (model, card) pair: will it fit, what the memory is made of, the largest batch."""
@@ -241,6 +246,7 @@ class FitItem:
         return bool(self.entry.fits)
 
 
+@quick_init
 @dataclass(frozen=True)
 class FitResult:
     items: tuple[FitItem, ...]
@@ -287,6 +293,7 @@ class FitAloneResult:
 # --------------------------------------------------------------------------- recommend
 
 
+@quick_init
 @dataclass(frozen=True)
 class Pick:
     gpu: GPU
@@ -302,6 +309,7 @@ class Pick:
     price_quote: Any = None  # prices.PriceQuote when the question's own prices decided (quoted, used only)
 
 
+@quick_init
 @dataclass(frozen=True)
 class RecommendResult:
     model: Model

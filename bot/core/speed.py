@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.core.quick_init import quick_init
 from bot.core.types import Precision, Task
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ TF32_SHARE = 0.4  # share of fp32 convolution work that runs on TF32 tensor core
 _TF32_ARCH = ("ampere", "ada", "hopper", "blackwell")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Speed:
     relative: float  # x the reference card

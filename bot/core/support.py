@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.core.knowledge import GPU, Catalog, get_catalog
+from bot.core.quick_init import quick_init
 
 __all__ = [
     "Capabilities",
@@ -63,6 +64,7 @@ class Level(StrEnum):
     NO = "no"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Support:
     """Whether ``tool`` runs on a card's stack: level, the note's stable id, and its source."""

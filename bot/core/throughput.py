@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from bot.core import speed as _speed
+from bot.core.quick_init import quick_init
 from bot.core.types import Method, Precision, Task
 
 if TYPE_CHECKING:
@@ -237,6 +238,7 @@ class Engine:
     VLLM = "vllm"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Figure:
     """One speed figure with its band: ``value`` in ``unit``, ``low``..``high``."""

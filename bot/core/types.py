@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from bot.core.quick_init import quick_init
+
 __all__ = [
     "Lang",
     "NoteCode",
@@ -105,6 +107,7 @@ class NoteCode(StrEnum):
     USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Note:
     code: NoteCode
@@ -216,6 +219,7 @@ class OutOfRange:
     high: float
 
 
+@quick_init
 @dataclass(frozen=True)
 class Query:
     """A typed question: what the parser understood, before any defaults."""
@@ -296,6 +300,7 @@ class Query:
     advice_stack: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class Context:
     """Conversation state carried between follow-ups (per channel + user)."""
@@ -305,6 +310,7 @@ class Context:
     shown_usd: tuple[float, ...] = ()  # prices of the cards the last answer showed ("cheaper?"; conversation)
 
 
+@quick_init
 @dataclass(frozen=True)
 class FitEntry:
     model: str
@@ -381,6 +387,7 @@ class FitEntry:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class Recommendation:
     gpu: str
@@ -463,6 +470,7 @@ class ComparisonRow:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class Answer:
     """What every surface renders. Data first; ``text`` is the plain rendering.

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, replace
 
 from bot.core import gated_re
+from bot.core.quick_init import quick_init
 from bot.core.types import Intent, NoteCode, Query, Task
 from bot.core.understand.budgets import CN_AMOUNT_RE, cn_amount
 
@@ -64,6 +65,7 @@ def _n(num: str, mult: str | None) -> float:
     return v * _MULT.get((mult or "").lower(), 1.0)
 
 
+@quick_init
 @dataclass(frozen=True)
 class TimeAsk:
     kind: str | None = None  # "speed" | "time" | "serve" | None

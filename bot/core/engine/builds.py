@@ -30,6 +30,7 @@ from bot.core.copy_with import copy_with
 from bot.core.formats import Build
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.memory import GB, Estimate, Workload
+from bot.core.quick_init import quick_init
 from bot.core.types import Note, NoteCode, Parallelism, Precision, Query, Task, note
 
 __all__ = [
@@ -73,6 +74,7 @@ _PREC = {
 }
 
 
+@quick_init
 @dataclass(frozen=True)
 class BuildVerdict:
     """One build judged on the asked card(s)."""

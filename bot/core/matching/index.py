@@ -13,6 +13,7 @@ from rapidfuzz import utils
 
 from bot.config import BOUNDS
 from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokens
+from bot.core.quick_init import quick_init
 
 __all__ = [
     "AMBIGUOUS_NAMES",
@@ -76,6 +77,7 @@ class Match:
     matched_text: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class Mention:
     """A card or model named in a question (see :meth:`Matcher.mentions`).

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
+from bot.core.quick_init import quick_init
 from bot.core.results import Assumption, AssumptionName, ChangeKind, FixOption
 from bot.core.types import Lang, Method, Note, NoteCode, Optimizer, Precision, Task
 
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 
+@quick_init
 @dataclass(frozen=True)
 class Env:
     """What phrasing needs besides the result: the language and the money it is shown in."""

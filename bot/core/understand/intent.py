@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core.quick_init import quick_init
 from bot.core.types import Intent, Precision, Task
 from bot.core.understand.text import rx as _rx
 
@@ -85,6 +86,7 @@ FOLLOWUP_OPENER_RE = _FOLLOWUP_OPENER_RE
 FOLLOWUP_STRONG_RE = _FOLLOWUP_STRONG_RE
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Read:
     intent: Intent

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core.gated_re import GatedPattern
+from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 from bot.core.understand.text import blank as _blank
 from bot.core.understand.text import rx as _rx
@@ -143,6 +144,7 @@ def kv_cache(masked: str) -> tuple[str | None, str]:
     return kv, masked
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Settings:
     precision: Precision | None
