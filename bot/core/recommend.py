@@ -770,18 +770,32 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     reps = [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
     for g, n in zip(gpus, counts, strict=True):
         speeds = []
+        lows: list[float] = []  # the band's ends per model (a card whose tensor rate is estimated)
+        highs: list[float] = []
         per_model: list[tuple[str, bool, int]] = []
         basis = "modelled"
         for m, t in reps:
             rq = Query(intent=q.intent, task=t, num_gpus=n)
             est = fit_estimate(catalog, m, g, rq)
             w = est.workload
-            sp = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
-            speeds.append(speed.for_cards(sp, n, w.parallelism).relative)
+            sp = speed.for_cards(
+                speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref),
+                n,
+                w.parallelism,
+            )
+            speeds.append(sp.relative)
+            if sp.low is not None and sp.high is not None:
+                lows.append(sp.low)
+                highs.append(sp.high)
             if sp.basis == "measured":
                 basis = "measured"
             per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
         rel = speed.geometric_mean(speeds)
+        band = (
+            speed.Speed(rel, "modelled", low=speed.geometric_mean(lows), high=speed.geometric_mean(highs))
+            if lows and len(lows) == len(speeds)
+            else None
+        )
         price = g.price_usd * n if g.price_usd else None
         rows.append(
             CompareRow(
@@ -793,6 +807,7 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                 rel / (price / 1000.0) if price else None,
                 None,
                 tuple(per_model),
+                speed=band,
                 count=n,
             )
         )

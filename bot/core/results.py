@@ -366,6 +366,8 @@ class CompareRowData:
     throughput_unit: str | None = None
     per_model: tuple[tuple[str, str, bool], ...] = ()  # (model id, model name, fits)
     quoted: Any = None  # price_parse.QuotedPrice when the user quoted this card's price (issue 10)
+    speed_low: float | None = None  # the band of relative_speed (a card whose tensor rate is estimated)
+    speed_high: float | None = None
 
 
 class CompareVerdictCode(StrEnum):

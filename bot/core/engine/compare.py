@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from bot.core import recommend
@@ -56,6 +57,8 @@ def compare_result(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> 
             throughput_unit=r.speed.unit if r.speed else None,
             per_model=tuple((mid, cat.models[mid].name, ok) for mid, ok, _ in r.per_model),
             quoted=quotes.get(r.gpu.id),
+            speed_low=_band_end(r, "low"),
+            speed_high=_band_end(r, "high"),
         )
         for r in rows
     )
@@ -76,6 +79,8 @@ def compare_result(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> 
             throughput_unit=r.speed.unit if r.speed else None,
             count=r.count,
             price_quoted=r.gpu.id in quotes,
+            relative_speed_low=_round_band(_band_end(r, "low")),
+            relative_speed_high=_round_band(_band_end(r, "high")),
         )
         for r in rows
     )
@@ -107,6 +112,16 @@ def compare_result(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> 
         fit_entries=entries,
         decision=decide(data, m is not None, tuple(g for g in quotes if any(r.gpu.id == g for r in rows))),
     )
+
+
+def _band_end(r: Any, end: str) -> float | None:
+    """One end of the band of a row's modelled speed (cards whose tensor rate is an estimate)."""
+    v = getattr(r.speed, end, None) if r.speed is not None else None
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+def _round_band(v: float | None) -> float | None:
+    return round(v, 3) if v is not None else None
 
 
 def quoted_prices(q: Query) -> dict[str, Any]:

