@@ -778,16 +778,13 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
             rq = Query(intent=q.intent, task=t, num_gpus=n)
             est = fit_estimate(catalog, m, g, rq)
             w = est.workload
-            sp = speed.for_cards(
-                speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref),
-                n,
-                w.parallelism,
-            )
+            one = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+            sp = speed.for_cards(one, n, w.parallelism)
             speeds.append(sp.relative)
             if sp.low is not None and sp.high is not None:
                 lows.append(sp.low)
                 highs.append(sp.high)
-            if sp.basis == "measured":
+            if one.basis == "measured":  # (one card's figure measured: the setup's is partly measured)
                 basis = "measured"
             per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
         rel = speed.geometric_mean(speeds)
