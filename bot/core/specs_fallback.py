@@ -63,13 +63,22 @@ _ANY_CARD = gated_re.compile(
 )
 
 
+_LAST_SPANS: tuple[str, tuple[tuple[int, int, str], ...]] = ("", ())  # one question's text, read again
+
+
 def card_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, phrase) of every card-like phrase in the text, in order."""
+    global _LAST_SPANS
+    text = text or ""
+    last = _LAST_SPANS  # the parser, the engine and the assembly each ask of the same question's text
+    if last[0] == text:
+        return list(last[1])
     out: list[tuple[int, int, str]] = []
-    for m in _ANY_CARD.finditer(text or ""):  # one scan: the three kinds in one alternation
+    for m in _ANY_CARD.finditer(text):  # one scan: the three kinds in one alternation
         p = m.group(0)
         lead = len(p) - len(p.lstrip())
         out.append((m.start() + lead, m.end(), p.strip()))
+    _LAST_SPANS = (text, tuple(out))
     return out
 
 

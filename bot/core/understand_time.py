@@ -195,6 +195,29 @@ _ANY_DATASET = gated_re.compile(
 _DIGIT = gated_re.compile(r"\d")
 
 
+_TRAIN_WORDS = gated_re.compile(r"train|tune|训练|微调")
+
+
+def _may_ask(t: str, low: str) -> bool:
+    """Whether ``_read`` can find a kind or a weak speed word in the text: each pattern that decides
+    the kind below (or its figure) may match - its literal check (gated_re) - or the training words
+    that, with a sample count or a dataset named, make a time question are there."""
+    kinds = (
+        _SERVE_RE,
+        _RX["users"],
+        _TIME_RE,
+        _RX["target_hours"],
+        _SPEED_RE,
+        _RX["target_tps"],
+        _WEAK_SPEED_RE,
+    )
+    if any(p.may_match(t) for p in kinds):
+        return True
+    if _RX["target_img"].may_match(t) and ("image" in low or "图" in low):
+        return True
+    return _TRAIN_WORDS.may_match(low)
+
+
 def _read(text: str, full: bool) -> TimeAsk:
     """``read``; with ``full`` False, a question of no speed kind returns as soon as that is known
     (kind None, weak_speed False), without the figures only a speed question uses."""
@@ -202,6 +225,8 @@ def _read(text: str, full: bool) -> TimeAsk:
     if "万" in t or "千" in t:  # "一万条数据", "两千个样本": Chinese numerals counting samples, as digits
         t = _CN_COUNT_RE.sub(_cn_count_digits, t)
     low = t.lower()
+    if not full and not _may_ask(t, low):
+        return TimeAsk()  # no word or figure that makes a speed, time or serving question
     # every figure below but "under a day" needs a digit: a question without one skips them
     digits = _DIGIT.search(t) is not None
     samples = None

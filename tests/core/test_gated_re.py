@@ -180,3 +180,18 @@ def test_the_core_compiles_its_patterns_through_the_gate() -> None:
             if re.search(r"(?<![\w.])re\.compile\(", line):
                 bare.append(f"{path.relative_to(ROOT)}:{n}")
     assert not bare, bare
+
+
+def test_the_time_reader_skips_only_questions_of_no_speed_kind() -> None:
+    """understand_time returns early when no pattern deciding a speed/time/serving question can match:
+    on every corpus question, a question it skips has no kind and no weak speed word when read in full."""
+    from bot.core import understand_time
+
+    skipped = 0
+    for text in CORPUS + [t.lower() for t in CORPUS]:
+        t = text.replace("，", ",")
+        if not understand_time._may_ask(t, t.lower()):
+            skipped += 1
+            full = understand_time.read(text)
+            assert full.kind is None and not full.weak_speed, text
+    assert skipped > len(CORPUS) // 2
