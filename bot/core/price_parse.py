@@ -117,6 +117,9 @@ class QuotedPrice:
     span: tuple[int, int]
     condition: str | None  # "used" | "new" | None
     hourly: bool = False
+    # not said, but read from the conversation: "new" for another card after "a used 3090 at $650"
+    # (bot.core.conversation.deal_conditions); the answer says it took it so
+    assumed_condition: str | None = None
 
     @property
     def gpu(self) -> str | None:
