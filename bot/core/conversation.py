@@ -44,6 +44,7 @@ __all__ = [
     "follow_up",
     "carry",
     "deal_conditions",
+    "deal_quotes",
     "CHEAPER_RE",
 ]
 
@@ -323,6 +324,19 @@ def carry(previous: Context | None, q: Query, language: Lang, shown_usd: tuple[f
         return replace(previous, language=language)
     shown = tuple(x for x in shown_usd if math.isfinite(x) and x >= 0)
     return Context(last=q, language=language, shown_usd=shown)
+
+
+def deal_quotes(
+    quotes: tuple[Any, ...], previous: tuple[Any, ...], text: str, catalog: Any = None
+) -> tuple[Any, ...]:
+    """The prices a deal (or rent-or-buy) follow-up quotes: its own, or, when it names no card, the
+    last turn's one card at the amount it says ("and at $600?"); then :func:`deal_conditions`."""
+    if not quotes and len(previous) == 1:
+        from bot.core.price_parse import requote
+
+        again = requote(previous[0], text, catalog)
+        quotes = (again,) if again is not None else ()
+    return deal_conditions(quotes, previous)
 
 
 def deal_conditions(quotes: tuple[Any, ...], previous: tuple[Any, ...]) -> tuple[Any, ...]:

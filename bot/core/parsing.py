@@ -248,7 +248,7 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             pq,
             kinds=pq.kinds or prev.kinds,
             # the last turn's quotes only while the cards stay those ("and at 8 hours a day?")
-            quotes=conversation.deal_conditions(pq.quotes, prev.quotes)  # used/new: same card only
+            quotes=conversation.deal_quotes(pq.quotes, prev.quotes, q.text, catalog)  # used/new: same card
             or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
             hours_per_day=pq.hours_per_day or prev.hours_per_day,
             kwh=pq.kwh or prev.kwh,

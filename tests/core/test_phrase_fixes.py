@@ -226,6 +226,21 @@ def test_a_deal_follow_up_carries_the_condition_only_for_the_same_card(
     assert (d["gpu"], d["condition"], d["condition_given"]) == (gpu, condition, given)
 
 
+@pytest.mark.parametrize(
+    ("turns", "usd", "condition"),
+    [
+        (["is a used 3090 at $650 a good deal?", "and at $600?"], 600.0, "used"),
+        (["二手3090 650美元值吗", "那600美元呢"], 600.0, "used"),
+        (["is a used 3090 at $650 a good deal?", "and a new one at $1100?"], 1100.0, "new"),
+        # a limit is not the card's price: the quote stays
+        (["is a used 3090 at $650 a good deal?", "what about under $500"], 650.0, "used"),
+    ],
+)
+def test_a_new_price_for_the_same_card_is_judged(turns: list[str], usd: float, condition: str) -> None:
+    d = _deal(turns)
+    assert (d["gpu"], d["quoted_usd"], d["condition"]) == ("rtx-3090", usd, condition)
+
+
 def test_the_reply_says_the_new_card_was_taken_as_new() -> None:
     ctx = answer("is a used 3090 at $650 a good deal?", Context()).context
     a = answer("and 1100 for a 4080 super?", ctx)
