@@ -36,7 +36,18 @@ from typing import Any
 from bot.core import gated_re
 from bot.core.types import Context, Intent, Lang, Method, NoteCode, Precision, Query, Task, note
 
-__all__ = ["State", "Turn", "state_of", "is_follow_up", "merge", "follow_up", "carry", "CHEAPER_RE"]
+__all__ = [
+    "State",
+    "Turn",
+    "state_of",
+    "is_follow_up",
+    "merge",
+    "follow_up",
+    "carry",
+    "deal_conditions",
+    "deal_quotes",
+    "CHEAPER_RE",
+]
 
 # "cheaper?", "something cheaper", "less expensive", "lower budget", "便宜点", "预算再低一点呢"
 CHEAPER_RE = gated_re.compile(
@@ -314,6 +325,38 @@ def carry(previous: Context | None, q: Query, language: Lang, shown_usd: tuple[f
         return replace(previous, language=language)
     shown = tuple(x for x in shown_usd if math.isfinite(x) and x >= 0)
     return Context(last=q, language=language, shown_usd=shown)
+
+
+def deal_quotes(
+    quotes: tuple[Any, ...], previous: tuple[Any, ...], text: str, catalog: Any = None
+) -> tuple[Any, ...]:
+    """The prices a deal (or rent-or-buy) follow-up quotes: its own, or, when it names no card, the
+    last turn's one card at the amount it says ("and at $600?"); then :func:`deal_conditions`."""
+    if not quotes and len(previous) == 1:
+        from bot.core.price_parse import requote
+
+        again = requote(previous[0], text, catalog)
+        quotes = (again,) if again is not None else ()
+    return deal_conditions(quotes, previous)
+
+
+def deal_conditions(quotes: tuple[Any, ...], previous: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The used/new of a deal follow-up's quotes (``price_parse.QuotedPrice``): the condition the last
+    turn said is carried only while the card is the same ("is a used 3090 at $650 a good deal?" ->
+    "and a 3090 at $600?": used). Another card does not inherit it; after a card said to be used,
+    one named without "used" is taken as new ("and 1100 for a 4080 super?"), and the reply says so."""
+    out = []
+    for x in quotes:
+        if x.condition is None and x.gpu_ids:
+            same = next((p for p in previous if p.condition and tuple(p.gpu_ids) == tuple(x.gpu_ids)), None)
+            if same is not None:
+                x = replace(x, condition=same.condition)
+            elif any(
+                p.condition == "used" and p.gpu_ids and set(p.gpu_ids).isdisjoint(x.gpu_ids) for p in previous
+            ):
+                x = replace(x, assumed_condition="new")
+        out.append(x)
+    return tuple(out)
 
 
 def same_family_size(catalog: Any, model_id: str, size_b: float) -> str | None:

@@ -612,8 +612,10 @@ def deal_verdict(
     task: Task | None = None,
     precision: Precision | None = None,
     today: _dt.date | None = None,
+    assumed: Condition | str | None = None,
 ) -> DealVerdict:
-    """Is ``quoted_usd`` for ``gpu`` a good price? Against the card's dated prices and same-work cards."""
+    """Is ``quoted_usd`` for ``gpu`` a good price? Against the card's dated prices and same-work cards.
+    ``assumed``: the condition to take when none is given (a conversation's reading), said as taken."""
     if gpu not in catalog.gpus:
         raise KeyError(gpu)
     if not (quoted_usd > 0 and math.isfinite(quoted_usd)):
@@ -626,6 +628,8 @@ def deal_verdict(
     given = condition is not None and Condition(condition) is not Condition.ANY
     if given:
         cond = Condition(condition)  # type: ignore[arg-type]
+    elif assumed is not None and Condition(assumed) is not Condition.ANY:
+        cond = Condition(assumed)
     elif used is not None and (street is None or quoted_usd < street.usd):
         cond = Condition.USED
     else:

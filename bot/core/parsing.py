@@ -242,12 +242,15 @@ def _with_prices(q: Query, catalog: Any) -> Query:
 
     pq = parse_price_question(q.text, get_matcher(catalog).catalog)
     if prev is not None and follow:
+        from bot.core import conversation
+
         # "what about 8 hours a day" after a rent-or-buy answer: what this turn says over what was said
         pq = replace(
             pq,
             kinds=pq.kinds or prev.kinds,
             # the last turn's quotes only while the cards stay those ("and at 8 hours a day?")
-            quotes=pq.quotes or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
+            quotes=conversation.deal_quotes(pq.quotes, prev.quotes, q.text, catalog)  # used/new: same card
+            or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
             hours_per_day=pq.hours_per_day or prev.hours_per_day,
             kwh=pq.kwh or prev.kwh,
             resale_years=pq.resale_years or prev.resale_years,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -118,6 +118,9 @@ class QuotedPrice:
     span: tuple[int, int]
     condition: str | None  # "used" | "new" | None
     hourly: bool = False
+    # not said, but read from the conversation: "new" for another card after "a used 3090 at $650"
+    # (bot.core.conversation.deal_conditions); the answer says it took it so
+    assumed_condition: str | None = None
 
     @property
     def gpu(self) -> str | None:
@@ -441,6 +444,37 @@ def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
             )
         )
     return out
+
+
+def requote(prev: QuotedPrice, text: str, catalog: Any = None) -> QuotedPrice | None:
+    """ "and at $600?" after a quote for one card: that card at the one amount ``text`` says, with the
+    condition ``text`` says (None when it says none). None when ``text`` names a card or says no
+    amount, or several (a limit such as "under $500", an hourly or kWh price is not a card's price)."""
+    if len(prev.gpu_ids) != 1:
+        return None
+    cat = get_matcher(catalog).catalog
+    norm = normalize(text)
+    if _gpu_mentions(norm, cat):
+        return None
+    amounts = [
+        m
+        for m in money(text, cat)
+        if m.cue is None and not m.hourly and not _KWH_AFTER_RE.match(norm[m.end :])
+    ]
+    if len(amounts) != 1:
+        return None
+    mo = amounts[0]
+    return replace(
+        prev,
+        gpu_span=(mo.start, mo.start),
+        amount=mo.amount,
+        currency=mo.currency,
+        usd=mo.usd,
+        span=(mo.start, mo.end),
+        # a short follow-up: "used" / "new" anywhere in it ("and a new one at $1100?")
+        condition="used" if _USED_RE.search(norm) else "new" if _NEW_RE.search(norm) else None,
+        assumed_condition=None,
+    )
 
 
 # --------------------------------------------------------------------------- filters and usage

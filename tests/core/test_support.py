@@ -71,7 +71,8 @@ def test_a_card_that_cannot_run_the_precision_says_what_it_uses(cat: Catalog) ->
 def test_compute_capability(cat: Catalog) -> None:
     assert compute_capability(cat.gpu("rtx-4090")) == 8.9
     assert compute_capability(cat.gpu("t4")) == 7.5
-    assert compute_capability(cat.gpu("tesla-p40")) == 6.0
+    assert compute_capability(cat.gpu("tesla-p40")) == 6.1  # GP102; the P100 (GP100) is 6.0
+    assert compute_capability(cat.gpu("tesla-p100-16gb")) == 6.0
     assert compute_capability(cat.gpu("rx-7900-xtx")) is None
     # every NVIDIA card's architecture is known
     for g in cat.gpus.values():

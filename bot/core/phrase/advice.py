@@ -38,11 +38,10 @@ def _gb(v: float) -> str:
 
 
 def _cc(cc: float | None, arch: str = "") -> str:
-    """A compute capability; an architecture whose chips differ (Pascal 6.0/6.1) as "6.x"."""
+    """A card's compute capability as NVIDIA writes it ("6.1", "12.0"): each card's own
+    (``support.CC_RULES``), so a P100 says 6.0 and a P40 6.1."""
     if cc is None:
         return "?"
-    if arch in ("Pascal", "Ampere", "Blackwell", "Maxwell"):
-        return f"{int(cc)}.x"
     return f"{cc:.1f}"
 
 
@@ -211,13 +210,16 @@ def _compute_capability(env: Env, r: AdviceResult) -> Phrased:
         legacy=_value(float(n.get("legacy_max") or 0)),
     )
     details: list[str] = []
+    basis: list[str] = []
     if r.gpus and n.get("card_cc") is not None:
+        # "what compute capability does a p40 have": the card's own figure leads, the wheels follow
         g = r.gpus[0]
         key = "advice.cc.card_legacy" if n.get("card_legacy") else "advice.cc.card_ok"
-        details.append(
-            t(L, key, card=short_name(g), arch=g.architecture, cc=_cc(n["card_cc"], g.architecture))
-        )
-    return Phrased(verdict=verdict, details=details)
+        details.append(verdict)
+        verdict = t(L, key, card=short_name(g), arch=g.architecture, cc=_cc(n["card_cc"], g.architecture))
+        if n.get("cc_source"):
+            basis.append(t(L, "advice.source_plain", source=str(n["cc_source"])))
+    return Phrased(verdict=verdict, details=details, basis=basis)
 
 
 # ------------------------------------------------------------------ hardware

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,31 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
     if not text:
         log.error("message %r missing in %s", key, lang)
         text = messages(Lang.EN).get(key, key)
-    out = text.format(**values) if values else text
+    if not values:
+        out = text
+    elif lang is Lang.EN:
+        out = text.format(**values)
+    else:
+        out = _fill_cjk(text, values)
     return to_traditional(out) if lang is Lang.ZH_HANT else out
+
+
+# a filled-in value is marked while the sentence is put together, to find where it was joined
+_OPEN, _CLOSE = "\x02", "\x03"
+# Chinese characters and full-width punctuation ("（2024年1月） 高 10%" has no space either)
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3001-\u303f\uff01-\uff0f\uff1a-\uff1f\u201c\u201d"
+# a space where a value joins a Chinese character on both sides: "做 {work}" + "常见任务" (the
+# value ends or starts the join; spaces inside a value or a catalog sentence are left alone)
+_JOIN_GAP = re.compile(f"(?<=[{_HAN}]{_CLOSE}) +(?={_OPEN}?[{_HAN}])|(?<=[{_HAN}]) +(?={_OPEN}[{_HAN}])")
+
+
+def _fill_cjk(text: str, values: dict[str, Any]) -> str:
+    """A Chinese sentence filled in: the catalog puts a space around a placeholder for the Latin
+    words it usually holds ("做 {work}" -> "做 Llama 3 8B 推理"), and that space goes where the value
+    joins a Chinese character on both sides ("做常见任务", not "做 常见任务")."""
+    marked = text.format(**{k: f"{_OPEN}{v}{_CLOSE}" for k, v in values.items()})
+    joined = _JOIN_GAP.sub("", marked)
+    return joined.replace(_OPEN, "").replace(_CLOSE, "")
 
 
 @functools.lru_cache(maxsize=1)

@@ -410,6 +410,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         sizes = join_or(env, [f"{s} GB" for s in v["sizes"]])
         return t(L, "ask.gpu_variant", family=v["family"], sizes=sizes)
     if c is NoteCode.ASK_MODEL:
+        if v.get("card"):  # "我的gtx 1650能跑sd吗": the ask-back keeps the card (engine._ask_back_on_card)
+            return t(L, "ask.model_on", typed=v["typed"], card=v["card"], names=join(env, list(v["names"])))
         return t(L, "ask.model", typed=v["typed"], names=join(env, list(v["names"])))
     if c is NoteCode.DID_YOU_MEAN:
         return t(L, "ask.did_you_mean", names=join_or(env, list(v["names"])))

@@ -803,6 +803,18 @@ def compare_verdict_line(env: Env, r: CompareResult) -> str:
     if code == "only_fits":
         return t(L, "compare.verdict_only_fits", work=work, best=best, other=other)
     if code == "no_price" or d.price_ratio is None:
+        # the card without a price is named ("the RTX A4500 has no price on file"); "neither" for both
+        missing = [rows[i] for i in (d.best, d.other) if not rows[i].price_usd]
+        if len(missing) == 1:
+            return t(
+                L,
+                "compare.verdict_no_price_one",
+                work=work,
+                best=best,
+                other=other,
+                speed=speed,
+                missing=short_name(missing[0].gpu),
+            )
         return t(L, "compare.verdict_no_price", work=work, best=best, other=other, speed=speed)
     if code == "faster":
         return t(L, "compare.verdict_faster", work=work, best=best, other=other, memory=memory, speed=speed)
