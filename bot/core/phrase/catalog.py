@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
 from babel.messages.pofile import read_po
 
+from bot.core import gated_re
 from bot.core.types import Lang
 
 __all__ = ["LOCALES_DIR", "CATALOG_LANGS", "messages", "t", "to_traditional", "placeholders"]
@@ -74,7 +74,9 @@ _OPEN, _CLOSE = "\x02", "\x03"
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3001-\u303f\uff01-\uff0f\uff1a-\uff1f\u201c\u201d"
 # a space where a value joins a Chinese character on both sides: "做 {work}" + "常见任务" (the
 # value ends or starts the join; spaces inside a value or a catalog sentence are left alone)
-_JOIN_GAP = re.compile(f"(?<=[{_HAN}]{_CLOSE}) +(?={_OPEN}?[{_HAN}])|(?<=[{_HAN}]) +(?={_OPEN}[{_HAN}])")
+_JOIN_GAP = gated_re.compile(
+    f"(?<=[{_HAN}]{_CLOSE}) +(?={_OPEN}?[{_HAN}])|(?<=[{_HAN}]) +(?={_OPEN}[{_HAN}])"
+)
 
 
 def _fill_cjk(text: str, values: dict[str, Any]) -> str:
