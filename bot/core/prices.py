@@ -23,6 +23,7 @@ catalog that has none. Pure: no environment, no network, no Discord.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -203,7 +204,13 @@ def months_between(older: str, newer: str | _dt.date) -> int:
 
 def is_stale(date: str, today: _dt.date | None = None) -> bool:
     """True when ``date`` is more than :data:`STALE_MONTHS` months before ``today``."""
-    return months_between(date, today or _dt.date.today()) > STALE_MONTHS
+    return _stale(date, today or _dt.date.today())
+
+
+@functools.lru_cache(maxsize=512)
+def _stale(date: str, today: _dt.date) -> bool:
+    # (the catalog's few hundred price dates, against today: the answer asks for each card it shows)
+    return months_between(date, today) > STALE_MONTHS
 
 
 # --------------------------------------------------------------------------- validation
