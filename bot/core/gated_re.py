@@ -39,6 +39,11 @@ except ImportError:  # pragma: no cover - another Python: every pattern is searc
     _c = _p = None  # type: ignore[assignment]
 
 _MAX_CLASS = 8  # a character class of at most this many plain characters is a set of literals
+# a "literal" standing for any character outside ASCII: a class of Chinese characters ("[\u4e00-\u9fff]")
+# cannot match a text of ASCII only (``str.isascii``, a C check), the most common kind of question
+NON_ASCII = "\ufffe"
+# what re's Unicode case folding matches to an ASCII letter: a class holding one of them may match ASCII
+_FOLDS_TO_ASCII = (0x130, 0x131, 0x17F, 0x212A)
 
 
 def _usable(ch: str, icase: bool) -> bool:
@@ -47,11 +52,27 @@ def _usable(ch: str, icase: bool) -> bool:
 
 
 def _score(lits: frozenset[str]) -> tuple[int, int]:
-    """Longer literals first, then fewer of them: the check most texts fail."""
-    return (min(len(x) for x in lits), -len(lits))
+    """Longer literals first, then fewer of them: the check most texts fail (any non-ASCII character
+    counts as a literal of two)."""
+    return (min(2 if x == NON_ASCII else len(x) for x in lits), -len(lits))
 
 
-def _required(items: Any, icase: bool) -> frozenset[str] | None:
+def _non_ascii_class(items: Any, icase: bool, ascii_only: bool) -> bool:
+    """A character class every member of which is outside ASCII (and, under Unicode IGNORECASE,
+    none folds to an ASCII letter)."""
+    for o, a in items:
+        if o is _c.LITERAL:
+            lo = hi = a
+        elif o is _c.RANGE:
+            lo, hi = a
+        else:
+            return False
+        if lo < 0x80 or (icase and not ascii_only and any(lo <= f <= hi for f in _FOLDS_TO_ASCII)):
+            return False
+    return True
+
+
+def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[str] | None:
     """Literals one of which every match of the sequence ``items`` contains, or None."""
     best: frozenset[str] | None = None
     run: list[str] = []
@@ -73,18 +94,20 @@ def _required(items: Any, icase: bool) -> frozenset[str] | None:
         if op is _c.SUBPATTERN:
             _group, add, remove, sub = av
             inner = (icase or bool(add & _c.SRE_FLAG_IGNORECASE)) and not remove & _c.SRE_FLAG_IGNORECASE
-            cand = _required(sub, inner)
+            cand = _required(sub, inner, ascii_only)
         elif op is _c.BRANCH:
-            subs = [_required(b, icase) for b in av[1]]
+            subs = [_required(b, icase, ascii_only) for b in av[1]]
             cand = None if any(s is None for s in subs) else frozenset().union(*subs)  # type: ignore[arg-type]
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
             low, _high, sub = av
-            cand = _required(sub, icase) if low >= 1 else None
+            cand = _required(sub, icase, ascii_only) if low >= 1 else None
         elif op is _c.ATOMIC_GROUP:
-            cand = _required(av, icase)
-        elif op is _c.IN and len(av) <= _MAX_CLASS:
-            if all(o is _c.LITERAL and _usable(chr(a), icase) for o, a in av):
+            cand = _required(av, icase, ascii_only)
+        elif op is _c.IN:
+            if len(av) <= _MAX_CLASS and all(o is _c.LITERAL and _usable(chr(a), icase) for o, a in av):
                 cand = frozenset(chr(a).lower() if icase else chr(a) for _o, a in av)
+            elif _non_ascii_class(av, icase, ascii_only):
+                cand = frozenset({NON_ASCII})
         take(cand)
     if run:
         take(frozenset({"".join(run)}))
@@ -101,7 +124,7 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str] | No
     except Exception:  # pragma: no cover - re.compile raised first
         return None, False
     icase = bool(tree.state.flags & re.IGNORECASE)
-    return _required(tree, icase), icase
+    return _required(tree, icase, bool(tree.state.flags & re.ASCII)), icase
 
 
 _last: tuple[str, str] = ("", "")  # (text, its lowered form): one tuple, replaced whole (threads)
@@ -120,6 +143,18 @@ def _lowered(s: str) -> str:
 
 
 def _literal_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
+    plain = lits - {NON_ASCII}
+    if not plain:  # only "a character outside ASCII"
+        return lambda s: not s.isascii()
+    inner = _plain_check(plain, icase)
+    if NON_ASCII in lits:
+        return lambda s: not s.isascii() or inner(s)
+    if all(not x.isascii() for x in plain):  # Chinese words only: an ASCII text holds none
+        return lambda s: not s.isascii() and inner(s)
+    return inner
+
+
+def _plain_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
     if len(lits) == 1:
         (one,) = lits
         if icase:

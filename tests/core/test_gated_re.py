@@ -41,6 +41,10 @@ ROOT = Path(__file__).resolve().parents[2]
         (r"café", re.I, {"caf"}),  # a cased letter outside ASCII is not a gate under IGNORECASE
         (r"\d+\s*gb", 0, {"gb"}),
         (r"(?=abc)", 0, None),  # a lookahead holds nothing the match contains
+        (r"[\u4e00-\u9fff]+", 0, {gated_re.NON_ASCII}),  # any Chinese character: not an ASCII text
+        (r"预算|以内", 0, {"预算", "以内"}),
+        (r"[\u0100-\u0200]", re.I, None),  # holds the long s, which IGNORECASE matches to 's'
+        (r"[\u0100-\u0200]", re.I | re.ASCII, {gated_re.NON_ASCII}),  # ASCII folding only
     ],
 )
 def test_required_literals(pattern: str, flags: int, expected: set[str] | None) -> None:
@@ -61,6 +65,14 @@ def test_unicode_case_folding_is_not_gated_away(pattern: str, text: str) -> None
     raw = re.compile(pattern, re.I)
     assert raw.search(text) is not None  # what re itself does
     assert gated_re.compile(pattern, re.I).search(text) is not None
+
+
+def test_an_ascii_text_is_not_scanned_for_chinese() -> None:
+    p = gated_re.compile(r"[\u4e00-\u9fff]|显存")
+    assert not p.may_match("what gpu for bert") and p.may_match("显存够吗") and p.may_match("naïve 卡")
+    assert gated_re.compile(r"预算|以内").may_match("预算1000") is True
+    assert gated_re.compile(r"预算|以内").may_match("budget 1000") is False
+    assert gated_re.compile(r"[\u4e00-\u9fff]|abc").may_match("xabcx")
 
 
 def test_a_text_without_the_literal_is_not_scanned() -> None:
