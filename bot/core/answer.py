@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from bot.core import language, render
 from bot.core.copy_with import copy_with
@@ -258,11 +259,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
             q = copy_with(q, notes=(*q.notes, n))
     extra["unrecognized"] = unknown
     time_json, serving_json = None, None
+    speeds = None
     if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
         fit_entries, recs, time_json, serving_json = _speed_parts(result)
         basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
     else:
-        fit_entries, recs = _with_speed(cat, q, result, fit_entries, recs)
+        speeds = _speeds_for_json(cat, result)
     stale = _stale_dates(result, recs, comparison)
     if stale:
         from bot.core.phrase.prices import stale_line
@@ -300,6 +302,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         text=text,
         time=time_json,
         serving=serving_json,
+        speeds=speeds,
     )
 
 
@@ -362,29 +365,27 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
     return out
 
 
-def _with_speed(
-    cat: Catalog, q: Query, result: Result, fit_entries: tuple, recs: tuple
-) -> tuple[tuple, tuple]:
-    """Fit entries and recommendations gain their absolute ``speed`` (issue 12)."""
+def _speeds_for_json(cat: Catalog, result: Result) -> Callable[[], tuple[list, list]] | None:
+    """The absolute ``speed`` object of each fit entry and recommendation (issue 12 contract),
+    written into the JSON: no surface says it in words, so it is computed when the JSON is written
+    (``Answer.to_json``), not for every answer."""
     from bot.core.engine.speed_answers import speed_json
 
     if isinstance(result, FitResult):
-        fit_entries = tuple(
-            copy_with(
-                it.entry,
-                speed=speed_json(
+        items = result.items
+        return lambda: (
+            [
+                speed_json(
                     cat, it.model, it.gpu, it.workload.num_gpus, it.workload.task, it.workload.precision
-                ),
-            )
-            for it in result.items
+                )
+                for it in items
+            ],
+            [],
         )
-    elif isinstance(result, RecommendResult):
-        w = result.workload
-        recs = tuple(
-            copy_with(r, speed=speed_json(cat, result.model, p.gpu, p.count, w.task, w.precision))
-            for r, p in zip(recs, result.picks, strict=False)
-        )
-    return fit_entries, recs
+    if isinstance(result, RecommendResult):
+        r, w = result, result.workload
+        return lambda: ([], [speed_json(cat, r.model, p.gpu, p.count, w.task, w.precision) for p in r.picks])
+    return None
 
 
 def _any_measured(result: SpeedResult | TimeResult | ServeResult) -> bool:

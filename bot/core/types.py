@@ -514,6 +514,9 @@ class Answer:
     extra_json: dict[str, Any] = field(default_factory=dict)  # result-specific JSON fields (costs, deal, ...)
     time: dict[str, Any] | None = None  # time to train: {hours, low, high, assumed} (issue 12)
     serving: dict[str, Any] | None = None  # serving capacity (issue 12)
+    # () -> (speed objects of the fit entries, of the recommendations): the entries' ``speed`` in
+    # the JSON, computed when the JSON is written (no surface says it in words); None: as they are
+    speeds: Any = field(default=None, compare=False, repr=False)
 
     @property
     def candidates(self) -> tuple[ComparisonRow, ...]:
@@ -525,6 +528,14 @@ class Answer:
 
     def to_json(self) -> dict[str, Any]:
         q = self.query
+        fit = [f.to_json() for f in self.fit]
+        recs = [r.to_json() for r in self.recommendations]
+        if self.speeds is not None:
+            fit_speeds, rec_speeds = self.speeds()
+            for j, sp in zip(fit, fit_speeds, strict=False):
+                j["speed"] = sp
+            for j, sp in zip(recs, rec_speeds, strict=False):
+                j["speed"] = sp
         return {
             "intent": str(self.intent),
             "models": list(q.models),
@@ -540,8 +551,8 @@ class Answer:
             "vram_gb": q.vram_gb,  # issue 10: a card named only by its memory ("on a 16gb card")
             "num_gpus": q.num_gpus,
             "gpu_counts": list(q.gpu_counts) or [q.num_gpus] * len(q.gpus),
-            "fit": [f.to_json() for f in self.fit],
-            "recommendations": [r.to_json() for r in self.recommendations],
+            "fit": fit,
+            "recommendations": recs,
             "comparison": [c.to_json() for c in self.comparison],
             "suggestions": list(self.suggestions),
             "choices": [{"label": c.label, "text": c.text, "id": c.id} for c in self.choices],
