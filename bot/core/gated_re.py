@@ -154,12 +154,17 @@ def _literal_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
     return inner
 
 
+_CHAIN = 16  # up to this many literals, a chain of ``in`` tests beats one alternation's search
+
+
 def _plain_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
-    if len(lits) == 1:
-        (one,) = lits
-        if icase:
-            return lambda s: one in _lowered(s)
-        return lambda s: one in s
+    if len(lits) <= _CHAIN:  # "a" in s or "b" in s ...: ~50 ns a literal, against ~1 us for a search
+        lower = "    s = _lowered(s)\n" if icase else ""
+        src = f"def check(s):\n{lower}    return " + " or ".join(f"{x!r} in s" for x in sorted(lits)) + "\n"
+        ns: dict[str, Any] = {"_lowered": _lowered}
+        exec(src, ns)  # noqa: S102 - the literals are the core's own patterns', written with repr
+        check: Callable[[str], bool] = ns["check"]
+        return check
     alternation = re.compile("|".join(re.escape(x) for x in sorted(lits, key=lambda x: (-len(x), x))))
     search = alternation.search
     if icase:

@@ -199,9 +199,9 @@ _TRAIN_WORDS = gated_re.compile(r"train|tune|训练|微调")
 
 
 def _may_ask(t: str, low: str) -> bool:
-    """Whether ``_read`` can find a kind or a weak speed word in the text: each pattern that decides
-    the kind below (or its figure) may match - its literal check (gated_re) - or the training words
-    that, with a sample count or a dataset named, make a time question are there."""
+    """Whether ``_read`` can find a kind or a weak speed word in the text: a pattern that decides the
+    kind below (or its figure) may match - its literal check (gated_re) - or the training words and a
+    sample count, a dataset or an amount of data that together make a time question may be there."""
     kinds = (
         _SERVE_RE,
         _RX["users"],
@@ -215,7 +215,13 @@ def _may_ask(t: str, low: str) -> bool:
         return True
     if _RX["target_img"].may_match(t) and ("image" in low or "图" in low):
         return True
-    return _TRAIN_WORDS.may_match(low)
+    # "train ... on 10k samples", "fine-tune on coco", "on 1B tokens", "my 2 GB of text"
+    return _TRAIN_WORDS.may_match(low) and (
+        _ANY_DATASET.may_match(low)
+        or _RX["samples"].may_match(t)
+        or _RX["dataset_tokens"].may_match(t)
+        or _RX["text_bytes"].may_match(t)
+    )
 
 
 def _read(text: str, full: bool) -> TimeAsk:
