@@ -165,6 +165,8 @@ class NameIndex:
         self._compact: dict[str, _Target | None] = {}
         self._families: dict[str, tuple[str, ...]] = {}  # family key -> member ids
         # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
+        # a model key's other readings (alternatives): at most one entry per key of the catalog
+        self._alternatives: dict[str, tuple[str, ...]] = {}
         self._suggest_cache: LRUCache[
             tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
         ] = LRUCache(maxsize=BOUNDS.suggest_pools)
@@ -350,15 +352,19 @@ class NameIndex:
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
         words = tokens(text)
-        t = self._keys.get(" ".join(words))
+        key = " ".join(words)
+        t = self._keys.get(key)
         if not words or t is None or t.kind != "model" or t.family:
             return ()
-        need = set(words)
-        out: list[str] = []
-        for key_words, mid in self._model_tokens.get(words[0], []):
-            if mid not in t.ids and mid not in out and need < key_words:
-                out.append(mid)
-        return tuple(out)
+        hit = self._alternatives.get(key)  # one per catalog key, computed on first use
+        if hit is None:
+            need = set(words)
+            out: list[str] = []
+            for key_words, mid in self._model_tokens.get(words[0], []):
+                if mid not in t.ids and mid not in out and need < key_words:
+                    out.append(mid)
+            hit = self._alternatives[key] = tuple(out)
+        return hit
 
     def family_key(self, gid: str) -> str | None:
         return self._family_of.get(gid)
