@@ -1562,6 +1562,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     from bot.core import advice_facts as _advice  # issue 10: judgement questions
 
     advice = _advice.load(directory, gpus, set(tools) | set(engines), _read_yaml)
+    from bot.core import tensor_rates as _rates  # cards outside the catalog: their tensor rate
+
+    if (directory / _rates.FILE).is_file():  # validated here, so a malformed file stops start-up
+        _rates.load(directory, _read_yaml)
     return Catalog(
         directory,
         gpus,

