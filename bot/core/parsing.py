@@ -46,7 +46,7 @@ from bot.core import specs_fallback
 from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
 from bot.core.limits import OutOfRange
-from bot.core.matching import get_matcher, normalize, tokenize
+from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.types import Context, Intent, Note, NoteCode, Query, Task, note
 from bot.core.understand import budgets, intent, names, numbers, settings
 from bot.core.understand.text import CJK_RE, blank
@@ -349,7 +349,9 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    num_gpus, masked = numbers.counts(masked, gpu_mentions, per_card, out_of_range)
+    # "two a4500s": a card outside the catalog named alone has its count too
+    counted = gpu_mentions or [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
+    num_gpus, masked = numbers.counts(masked, counted, per_card, out_of_range)
     st = settings.read(masked)
 
     notes: list[Note] = []

