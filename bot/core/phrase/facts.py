@@ -45,7 +45,7 @@ def fact_line(env: Env, f: Fact) -> str:
         return t(L, "fact.tflops", name=name, value=_n(env, v), extra=_n(env, f.extra or 0))
     if f.name in ("bandwidth", "vram"):
         return t(L, f"fact.{f.name}", name=name, value=_n(env, v), extra=str(f.extra or ""))
-    if f.name in ("architecture", "release"):
+    if f.name in ("architecture", "release", "compute_capability"):
         return t(L, f"fact.{f.name}", name=name, value=str(v))
     return t(L, f"fact.{f.name}", name=name, value=_n(env, v))
 

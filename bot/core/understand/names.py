@@ -63,6 +63,20 @@ def resolve(
     for mn in mentions:
         kind = mn.kind
         chosen: str | None = None
+        contradicted = _size_contradicts(matcher, mn, masked) if kind == "model" else None
+        if contradicted is not None:
+            # "t5 11b": the T5 the catalog has is T5-Base (0.22B); an 11B T5 is another model, said
+            # back, with a typical model of that size standing in (never T5-Base read silently)
+            word, size = contradicted
+            notes.append(note(NoteCode.UNKNOWN_NAME, word=word))
+            stand_in = model_by_size(f"{size:g}b model", matcher.catalog)
+            if stand_in is not None and stand_in[0] not in models:
+                models.append(stand_in[0])
+                r.sized_unknown = True
+                notes.append(
+                    note(NoteCode.SIZE_MODEL, size=size, name=matcher.display_name("model", stand_in[0]))
+                )
+            continue
         if not mn.family:
             chosen = mn.ids[0]
         elif kind == "gpu":
@@ -194,6 +208,24 @@ def resolve(
                 break
     r.clarify = clarify
     return r
+
+
+# a size written right after a model's name ("t5 11b", "phi-3 mini 3.8b"), outside the name matched
+_SIZE_AFTER_RE = gated_re.compile(r"\s{1,2}(\d{1,4}(?:\.\d{1,2})?)\s?b\b", re.ASCII)
+
+
+def _size_contradicts(matcher: Matcher, mn: Mention, masked: str) -> tuple[str, float] | None:
+    """(the name as typed with its size, the size in billions) when the size written after a model's
+    name is not that model's (within 0.6x-1.6x): "t5 11b" is no T5-Base; "phi-3 mini 3.8b" is Phi-3 mini."""
+    m = _SIZE_AFTER_RE.match(masked, mn.end)
+    if m is None or _SIZE_IN_NAME_RE.search(mn.text):
+        return None  # ("llama 2 7b 13b 70b": sizes listed after a sized name are the family's)
+    size = float(m.group(1))
+    params = [getattr(matcher.entry("model", i), "params", None) for i in mn.ids]
+    known = [p / 1e9 for p in params if isinstance(p, int | float) and p > 0]
+    if not known or not 0.05 <= size <= 5000 or any(0.6 <= size / p <= 1.6 for p in known):
+        return None
+    return f"{mn.text.strip()} {m.group(1)}b", size
 
 
 _UNKNOWN_MODEL_RE = gated_re.compile(
