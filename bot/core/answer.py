@@ -11,6 +11,7 @@ the same question gets the same answer everywhere.
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 import re
 from collections.abc import Callable
@@ -449,12 +450,15 @@ def _speed_parts(
 
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
-    from bot.core.prices import is_stale
-
     dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):
         dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
-    return sorted(d for d in dates if is_stale(d))
+    if not dates:
+        return []
+    from bot.core.prices import is_stale
+
+    today = _dt.date.today()
+    return sorted(d for d in dates if is_stale(d, today))
 
 
 def _card(g: GPU) -> str:
