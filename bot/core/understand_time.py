@@ -348,7 +348,7 @@ def refine(q: Query) -> Query:
         return q  # "how fast is a 4090" stays a card question
     intent = Intent(_KIND_INTENT[ask.kind].lower())
     targeted = ask.target_tokens_per_s or ask.target_seconds_per_image or ask.target_hours
-    if q.intent is Intent.RECOMMEND and not q.gpus and targeted:
+    if q.intent is Intent.RECOMMEND and not q.gpus and targeted and not _names_other_card(q.text):
         intent = Intent.RECOMMEND  # "what do I need for 20 tokens/s": a recommendation, ranked by the target
     budget, notes, seq = q.budget_usd, q.notes, q.seq_len
     stated = {ask.samples, ask.users, ask.target_tokens_per_s, ask.kwh_price, ask.steps}
@@ -393,6 +393,14 @@ def refine(q: Query) -> Query:
         kwh_currency=ask.kwh_currency,
         steps=ask.steps,
     )
+
+
+def _names_other_card(text: str) -> bool:
+    """A card outside the catalog is named ("... 20 tok/s, rtx a4500?"): not in ``q.gpus``, but a card
+    all the same (the parser counts it so); the speed is asked of it, not a card search."""
+    from bot.core import specs_fallback
+
+    return bool(specs_fallback.card_spans(text))
 
 
 def _money_is_kwh(q: Query, ask: TimeAsk) -> bool:

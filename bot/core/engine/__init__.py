@@ -34,7 +34,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
 
         return q, advice_result(cat, q, models, gpus)
     if not gpus and (
-        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN)
+        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN, Intent.SPEED, Intent.TIME, Intent.SERVE)
         or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None)
     ):
         gpus = _uncurated_cards(q)
