@@ -61,6 +61,10 @@ MAX_TEXT = 4000
 
 
 _FIGURE_RE = gated_re.compile(r"[\d万千萬亿億]")
+# an amount written without a currency ("1000", "1.5k", "六千", "2万5"): in a follow-up, the conversation's
+_BARE_AMOUNT_RE = gated_re.compile(
+    r"[\d\s.,零〇一二两三四五六七八九十百千万萬亿億]+(?:k|grand|thousand)?", re.I
+)
 
 # a second question after the first one's question mark, opened by a word that says so
 _SECOND_QUESTION_RE = gated_re.compile(
@@ -249,7 +253,9 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             pq,
             kinds=pq.kinds or prev.kinds,
             # the last turn's quotes only while the cards stay those ("and at 8 hours a day?")
-            quotes=conversation.deal_quotes(pq.quotes, prev.quotes, q.text, catalog)  # used/new: same card
+            quotes=conversation.deal_quotes(  # used/new: same card; a bare amount: the same currency
+                pq.quotes, prev.quotes, q.text, get_matcher(catalog).catalog, conversation.currency_of(q)
+            )
             or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
             hours_per_day=pq.hours_per_day or prev.hours_per_day,
             kwh=pq.kwh or prev.kwh,
@@ -288,10 +294,18 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
+        # the ask-back on a card family stays ("and for an a100?": which A100); others do not matter here
+        asks = not gpus and conversation_asks_card(q, catalog)
         return replace(
-            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=False
+            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=asks
         )
     return replace(q, price_question=pq)
+
+
+def conversation_asks_card(q: Query, catalog: Any) -> bool:
+    from bot.core.conversation import asks_card
+
+    return asks_card(q, get_matcher(catalog).catalog)
 
 
 def _states_hours(text: str) -> bool:
@@ -374,6 +388,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     )
     kind = read.intent
     budget_usd: float | None = None
+    chosen: budgets.Budget | None = None
     if found:
         usable = found if kind in (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN) else strong
         chosen = budgets.pick(usable, masked)
@@ -455,6 +470,9 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         ),
         count_stated=num_gpus is not None,
         fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
+        budget_bare=chosen is not None
+        and budget_usd is not None
+        and bool(_BARE_AMOUNT_RE.fullmatch(chosen.text)),
     )
     return conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
 
