@@ -13,6 +13,9 @@ line). The state of the conversation is what that context holds, read as :class:
   about 2 of them" / "两张呢" the count, "what if I use 8-bit" the precision, "ok and the
   A6000" / "那A6000呢" the card, "same but 70b" the model (the same family at that size),
   "cheaper?" / "预算再低一点呢" the budget (below the cheapest card the last answer showed);
+  an amount said without a currency ("预算1000呢", "那4080 super 1100呢") is in the currency the
+  conversation said before (:func:`currency_of`), whatever the turn's language; a card family
+  ("and for an a100?") replaces the card once the user says which variant (the ask-back);
 * **what a new topic resets**: a question that is not a follow-up (it names a model without a
   follow-up opener, or states its own intent with nothing to carry) starts over: only the
   language is kept. A turn that understood nothing ("hmm", "thanks") changes nothing

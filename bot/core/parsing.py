@@ -25,6 +25,8 @@ Decisions worth knowing:
   same memory; the engine may still prefer bf16 when the card supports it).
 * A bare amount in a Chinese question ("预算5000") is taken as CNY when the
   currency table has CNY: Chinese users mean yuan; an explicit "美元" is USD.
+  In a follow-up, a bare amount is in the conversation's currency instead
+  ("$650 for a 3090?" -> "那4080 super 1100呢": US$1,100).
 * ``¥`` means CNY in a question containing Chinese, JPY otherwise, when the
   rate table claims it for both.
 * A follow-up is only merged with the previous query when the text names no
@@ -295,14 +297,14 @@ def _with_prices(q: Query, catalog: Any) -> Query:
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
         # the ask-back on a card family stays ("and for an a100?": which A100); others do not matter here
-        asks = not gpus and conversation_asks_card(q, catalog)
+        asks = not gpus and _asks_card(q, catalog)
         return replace(
             q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=asks
         )
     return replace(q, price_question=pq)
 
 
-def conversation_asks_card(q: Query, catalog: Any) -> bool:
+def _asks_card(q: Query, catalog: Any) -> bool:
     from bot.core.conversation import asks_card
 
     return asks_card(q, get_matcher(catalog).catalog)

@@ -117,23 +117,24 @@ def find_card(phrase: str) -> GPU | None:
         return None
     specs, names = db
     # a name that adds a tier the user did not write ("rtx 5060" is not the RTX 5060 Ti) is not a
-    # match: token_set_ratio scores a phrase 100 against every longer name containing its words
+    # match: token_set_ratio scores a phrase 100 against every longer name containing its words;
+    # when only such a name matches well ("rx 7900": XT, XTX or GRE; "radeon rx 6950": the 6950 XT),
+    # a worse match without it (the 2010 Radeon HD 6950) is not taken either: the name is said back
     said = _tiers(phrase)
-    hits = [
-        (score, i)
-        for _, score, i in process.extract(
-            phrase,
-            names,
-            scorer=fuzz.token_set_ratio,
-            processor=utils.default_process,
-            score_cutoff=_CUTOFF,
-            limit=None,
-        )
-        if _tiers(names[i]) <= said
-    ]
+    found = process.extract(
+        phrase,
+        names,
+        scorer=fuzz.token_set_ratio,
+        processor=utils.default_process,
+        score_cutoff=_CUTOFF,
+        limit=None,
+    )
+    hits = [(score, i) for _, score, i in found if _tiers(names[i]) <= said]
     if not hits:
         return None
     top = max(score for score, _ in hits)
+    if top < max(score for _, score, _ in found):
+        return None
     # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
     ties = [i for score, i in hits if score >= top]
     # prefer the desktop card over "... Mobile" / "... Max-Q", then the largest memory (the original
