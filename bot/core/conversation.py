@@ -248,13 +248,28 @@ def merge(
             intent = Intent.FIT
         elif len(gpus) >= 2:
             intent = Intent.COMPARE
-    elif asks_card(new, catalog) and last.intent is not Intent.COMPARE:
-        # "and for an a100?" after a question on the 4090: the card this turn names replaces it,
-        # once the user says which A100 (the ask-back); the 4090 is not answered again meanwhile
+    took = None
+    if not new.gpus and asks_card(new, catalog) and last.intent is not Intent.COMPARE:
+        # "and for an a100?" after a question on the 4090: the card this turn names replaces it.
+        # Rent or buy: its first variant, as the question asked afresh is answered, and said so;
+        # otherwise (a deal's price, a fit) once the user says which A100 (the ask-back)
         gpus = ()
+        if last.intent is Intent.RENT_OR_BUY:
+            took = new.choices[0]
+            gpus = (str(took.id),)
     if new.intent is Intent.COMPARE and len(gpus) >= 2:
         intent = Intent.COMPARE
     notes = list(new.notes)
+    if took is not None:
+        family = next(
+            (n.values.get("family") for n in new.suggestions if n.code is NoteCode.ASK_GPU_VARIANT), None
+        )
+        also = [c.label for c in new.choices[1:]]
+        notes.append(
+            note(
+                NoteCode.TOOK_GPU, typed=family or took.label, chosen=took.label, same_memory=False, also=also
+            )
+        )
     size = turn.size_b
     if size is not None and not new.models and last.models and catalog is not None:
         sized = same_family_size(catalog, last.models[0], size)
@@ -332,6 +347,8 @@ def merge(
         kv_cache=new.kv_cache or last.kv_cache,
         card_filter=new.card_filter or last.card_filter,
         notes=(*notes, note(NoteCode.FOLLOW_UP)),
+        needs_clarification=new.needs_clarification and took is None,
+        suggestions=new.suggestions if took is None else (),
     )
 
 

@@ -170,20 +170,20 @@ def test_a_card_named_without_its_variant_is_that_card(question: str) -> None:
 
 
 @pytest.mark.parametrize("second", ["and for an a100?", "那A100呢"])
-def test_rent_or_buy_follow_up_on_a_card_family_asks_which(second: str) -> None:
+def test_rent_or_buy_follow_up_on_a_card_family_answers_for_it(second: str) -> None:
     first, a = _talk("should I rent or buy a 4090 for 4 hours a day?", second)
     assert first.to_json()["gpus"] == ["rtx-4090"]
     j = a.to_json()
-    assert j["intent"] == "rent_or_buy"
-    assert "rtx-4090" not in j["gpus"]  # the 4090 is not answered again
-    assert "costs" not in j or j.get("costs") is None
-    assert {c["id"] for c in j["choices"]} == {"a100-40gb", "a100-80gb"}
-    # the user picks one: rent-or-buy for it, at the hours said before
-    picked = answer("2", a.context).to_json()
-    assert picked["intent"] == "rent_or_buy" and picked["gpus"] == ["a100-80gb"]
-    assert picked["costs"]["gpu"] == "a100-80gb"
-    hours = {x["name"]: x["value"] for x in picked["costs"]["assumptions"]}["hours_per_day"]
-    assert hours == 4.0
+    # the A100, not the 4090 again: its first variant (as "rent or buy an a100" asked afresh), said so
+    assert j["intent"] == "rent_or_buy" and j["gpus"] == ["a100-40gb"]
+    assert j["costs"]["gpu"] == "a100-40gb"
+    took = [n for n in j["notes"] if n["code"] == "took_gpu"]
+    assert took and took[0]["chosen"] == "A100 PCIe 40 GB" and took[0]["also"] == ["A100 SXM4 80 GB"]
+    hours = {x["name"]: x["value"] for x in j["costs"]["assumptions"]}["hours_per_day"]
+    assert hours == 4.0  # the rest of the question is kept
+    # the other variant, named: rent-or-buy for it
+    other = answer("and for an A100 SXM4 80 GB?", a.context).to_json()
+    assert other["intent"] == "rent_or_buy" and other["costs"]["gpu"] == "a100-80gb"
 
 
 @pytest.mark.parametrize("second", ["and for an h100?", "那H100呢"])
