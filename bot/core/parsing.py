@@ -293,6 +293,8 @@ def _with_prices(q: Query, catalog: Any) -> Query:
         q = replace(q, budget_usd=pq.filters.max_usd)
     if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
         q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
+    if intent is Intent.RENT_OR_BUY and len(gpus) >= 2:
+        gpus, q = _one_variant(q, gpus, catalog)
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
@@ -302,6 +304,28 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=asks
         )
     return replace(q, price_question=pq)
+
+
+def _one_variant(q: Query, gpus: tuple[str, ...], catalog: Any) -> tuple[tuple[str, ...], Query]:
+    """ "should I rent or buy an a100": one family named, its variants all read (as for a price
+    question): the family's default card, and said so (the answer costs one card)."""
+    from bot.core.price_parse import _gpu_mentions
+    from bot.core.understand.names import short_gpu
+
+    matcher = get_matcher(catalog)
+    named = _gpu_mentions(normalize(q.text), matcher.catalog)
+    if len(named) != 1 or not named[0].family or set(named[0].ids) != set(gpus):
+        return gpus, q
+    mn = named[0]
+    default, differs = matcher.family_default(mn.ids, mn.preferred)
+    took = note(
+        NoteCode.TOOK_GPU,
+        typed=mn.text.strip(),
+        chosen=short_gpu(matcher.display_name("gpu", default)),
+        same_memory=not differs,
+        also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default],
+    )
+    return (default,), replace(q, notes=(*q.notes, took))
 
 
 def _asks_card(q: Query, catalog: Any) -> bool:

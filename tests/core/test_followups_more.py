@@ -186,6 +186,14 @@ def test_rent_or_buy_follow_up_on_a_card_family_answers_for_it(second: str) -> N
     assert other["intent"] == "rent_or_buy" and other["costs"]["gpu"] == "a100-80gb"
 
 
+@pytest.mark.parametrize("question", ["a100 rent vs buy break even?", "租还是买a100，每天8小时"])
+def test_rent_or_buy_on_a_card_family_costs_one_card_and_says_which(question: str) -> None:
+    j = answer(question).to_json()
+    assert j["intent"] == "rent_or_buy" and j["gpus"] == ["a100-40gb"] and j["costs"]["gpu"] == "a100-40gb"
+    took = [n for n in j["notes"] if n["code"] == "took_gpu"]
+    assert took and took[0]["typed"] == "a100" and took[0]["also"] == ["A100 SXM4 80 GB"]
+
+
 @pytest.mark.parametrize("second", ["and for an h100?", "那H100呢"])
 def test_rent_or_buy_follow_up_takes_the_new_card(second: str) -> None:
     j = _talk("should I rent or buy a 4090 for 4 hours a day?", second)[-1].to_json()
