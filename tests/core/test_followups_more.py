@@ -57,6 +57,7 @@ def test_a_bare_deal_price_keeps_the_dollars_said_before(first: str, second: str
     a = _talk(first, second)[-1].to_json()
     assert a["intent"] == "deal" and a["gpus"] == ["rtx-4080-super"]
     assert a["deal"]["quoted_usd"] == 1100.0  # not 1100 yuan (about US$161)
+    assert (a["deal"]["quoted_amount"], a["deal"]["quoted_currency"]) == (1100.0, "USD")
 
 
 @pytest.mark.parametrize("second", ["and a 4090 for 9000?", "那4090 9000呢"])
@@ -64,6 +65,7 @@ def test_a_bare_deal_price_keeps_the_yuan_said_before(second: str) -> None:
     a = _talk("二手3090 4500元划算吗", second)[-1].to_json()
     assert a["intent"] == "deal" and a["gpus"] == ["rtx-4090"]
     assert a["deal"]["quoted_usd"] == pytest.approx(9000 * _rate("CNY"), abs=0.01)
+    assert (a["deal"]["quoted_amount"], a["deal"]["quoted_currency"]) == (9000.0, "CNY")
 
 
 @pytest.mark.parametrize(
