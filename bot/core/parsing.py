@@ -25,6 +25,8 @@ Decisions worth knowing:
   same memory; the engine may still prefer bf16 when the card supports it).
 * A bare amount in a Chinese question ("预算5000") is taken as CNY when the
   currency table has CNY: Chinese users mean yuan; an explicit "美元" is USD.
+  In a follow-up, a bare amount is in the conversation's currency instead
+  ("$650 for a 3090?" -> "那4080 super 1100呢": US$1,100).
 * ``¥`` means CNY in a question containing Chinese, JPY otherwise, when the
   rate table claims it for both.
 * A follow-up is only merged with the previous query when the text names no
@@ -61,6 +63,10 @@ MAX_TEXT = 4000
 
 
 _FIGURE_RE = gated_re.compile(r"[\d万千萬亿億]")
+# an amount written without a currency ("1000", "1.5k", "六千", "2万5"): in a follow-up, the conversation's
+_BARE_AMOUNT_RE = gated_re.compile(
+    r"[\d\s.,零〇一二两三四五六七八九十百千万萬亿億]+(?:k|grand|thousand)?", re.I
+)
 
 # a second question after the first one's question mark, opened by a word that says so
 _SECOND_QUESTION_RE = gated_re.compile(
@@ -252,7 +258,9 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             pq,
             kinds=pq.kinds or prev.kinds,
             # the last turn's quotes only while the cards stay those ("and at 8 hours a day?")
-            quotes=conversation.deal_quotes(pq.quotes, prev.quotes, q.text, catalog)  # used/new: same card
+            quotes=conversation.deal_quotes(  # used/new: same card; a bare amount: the same currency
+                pq.quotes, prev.quotes, q.text, get_matcher(catalog).catalog, conversation.currency_of(q)
+            )
             or tuple(x for x in prev.quotes if set(x.gpu_ids) & set(q.gpus)),
             hours_per_day=pq.hours_per_day or prev.hours_per_day,
             kwh=pq.kwh or prev.kwh,
@@ -288,13 +296,45 @@ def _with_prices(q: Query, catalog: Any) -> Query:
         q = replace(q, budget_usd=pq.filters.max_usd)
     if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
         q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
+    if intent is Intent.RENT_OR_BUY and len(gpus) >= 2:
+        gpus, q = _one_variant(q, gpus, catalog)
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget
         budget = None if intent is Intent.DEAL or not q.models else q.budget_usd
+        # the ask-back on a card family stays ("and for an a100?": which A100); others do not matter here
+        asks = not gpus and _asks_card(q, catalog)
         return replace(
-            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=False
+            q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=asks
         )
     return replace(q, price_question=pq)
+
+
+def _one_variant(q: Query, gpus: tuple[str, ...], catalog: Any) -> tuple[tuple[str, ...], Query]:
+    """ "should I rent or buy an a100": one family named, its variants all read (as for a price
+    question): the family's default card, and said so (the answer costs one card)."""
+    from bot.core.price_parse import _gpu_mentions
+    from bot.core.understand.names import short_gpu
+
+    matcher = get_matcher(catalog)
+    named = _gpu_mentions(normalize(q.text), matcher.catalog)
+    if len(named) != 1 or not named[0].family or set(named[0].ids) != set(gpus):
+        return gpus, q
+    mn = named[0]
+    default, differs = matcher.family_default(mn.ids, mn.preferred)
+    took = note(
+        NoteCode.TOOK_GPU,
+        typed=mn.text.strip(),
+        chosen=short_gpu(matcher.display_name("gpu", default)),
+        same_memory=not differs,
+        also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default],
+    )
+    return (default,), replace(q, notes=(*q.notes, took))
+
+
+def _asks_card(q: Query, catalog: Any) -> bool:
+    from bot.core.conversation import asks_card
+
+    return asks_card(q, get_matcher(catalog).catalog)
 
 
 def _states_hours(text: str) -> bool:
@@ -386,6 +426,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     )
     kind = read.intent
     budget_usd: float | None = None
+    chosen: budgets.Budget | None = None
     if found:
         usable = found if kind in (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN) else strong
         chosen = budgets.pick(usable, masked)
@@ -467,6 +508,9 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         ),
         count_stated=num_gpus is not None,
         fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
+        budget_bare=chosen is not None
+        and budget_usd is not None
+        and bool(_BARE_AMOUNT_RE.fullmatch(chosen.text)),
     )
     return conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
 

@@ -105,6 +105,7 @@ class Money:
     text: str
     hourly: bool = False  # "$2/hr", "2 dollars an hour"
     cue: str | None = None  # "under", "below", "以内" ... when it reads as a limit
+    bare: bool = False  # no currency said ("a 3090 for 650"): the default one (USD; CNY in Chinese)
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ class QuotedPrice:
     # not said, but read from the conversation: "new" for another card after "a used 3090 at $650"
     # (bot.core.conversation.deal_conditions); the answer says it took it so
     assumed_condition: str | None = None
+    bare: bool = False  # the amount was said without a currency (a follow-up keeps the conversation's)
 
     @property
     def gpu(self) -> str | None:
@@ -298,14 +300,14 @@ def _money(text: str, catalog: Any) -> list[Money]:
         r = rates.get(code)
         return amount * r.usd_per_unit if r is not None else None
 
-    def add(amount: float, code: str, start: int, end: int) -> None:
+    def add(amount: float, code: str, start: int, end: int, bare: bool = False) -> None:
         after = norm[end:]
         hourly = bool(_HOURLY_AFTER_RE.match(after))
         before = norm[max(0, start - 30) : start]
         lm = _LIMIT_BEFORE_RE.search(before)
         la = _LIMIT_AFTER_RE.match(after)
         cue = (lm.group().strip() if lm else None) or (la.group().strip() if la else None)
-        out.append(Money(amount, code, usd(amount, code), start, end, norm[start:end], hourly, cue))
+        out.append(Money(amount, code, usd(amount, code), start, end, norm[start:end], hourly, cue, bare))
 
     taken: list[tuple[int, int]] = []
 
@@ -333,12 +335,13 @@ def _money(text: str, catalog: Any) -> list[Money]:
         if value is None:
             continue
         after = work[m.end() : m.end() + 6]
-        code = "USD" if re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after) or "CNY" not in rates else "CNY"
+        said_usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
+        code = "USD" if said_usd or "CNY" not in rates else "CNY"
         near = money_read.cjk_currency_near(work, m.start(), m.end(), cur.by_symbol)
         if near is not None and code != "USD":
             code = near
         taken.append((m.start(), m.end()))
-        add(value, code, m.start(), m.end())
+        add(value, code, m.start(), m.end(), bare=not said_usd and near is None)
     # bare amounts right after a card ("a 3090 for 650", "4090 at 1,800") or before 以内
     for m in re.finditer(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])", work):
         if not free(m.start(), m.end()):
@@ -365,7 +368,7 @@ def _money(text: str, catalog: Any) -> list[Money]:
             continue
         code = "CNY" if cjk and "CNY" in rates else "USD"
         taken.append((m.start(), m.end()))
-        add(amount, code, m.start(), m.end())
+        add(amount, code, m.start(), m.end(), bare=True)
     out.sort(key=lambda x: x.start)
     return out
 
@@ -441,6 +444,7 @@ def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
                 span=(mo.start, mo.end),
                 condition=_condition_near(norm, s, e, others),
                 hourly=mo.hourly,
+                bare=mo.bare,
             )
         )
     return out
@@ -474,6 +478,7 @@ def requote(prev: QuotedPrice, text: str, catalog: Any = None) -> QuotedPrice | 
         # a short follow-up: "used" / "new" anywhere in it ("and a new one at $1100?")
         condition="used" if _USED_RE.search(norm) else "new" if _NEW_RE.search(norm) else None,
         assumed_condition=None,
+        bare=mo.bare,
     )
 
 

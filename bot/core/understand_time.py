@@ -354,8 +354,13 @@ def refine(q: Query) -> Query:
         return q  # "how fast is a 4090" stays a card question
     intent = Intent(_KIND_INTENT[ask.kind].lower())
     targeted = ask.target_tokens_per_s or ask.target_seconds_per_image or ask.target_hours
-    if q.intent is Intent.RECOMMEND and not q.gpus and targeted:
+    if q.intent is Intent.RECOMMEND and not q.gpus and targeted and not _names_other_card(q.text):
         intent = Intent.RECOMMEND  # "what do I need for 20 tokens/s": a recommendation, ranked by the target
+    gpus = q.gpus
+    if targeted and _upgrades(q.text):
+        # "upgrading from a 3060, which gpu gets 30 tokens/s", "I have a gtx 1080, what should I buy for
+        # ... 30 tok/s": the card named is the one owned; the question is which card to buy
+        intent, gpus = Intent.RECOMMEND, ()
     budget, notes, seq = q.budget_usd, q.notes, q.seq_len
     stated = {ask.samples, ask.users, ask.target_tokens_per_s, ask.kwh_price, ask.steps}
     if budget is not None and (budget < 50 or budget in stated or _money_is_kwh(q, ask)):
@@ -381,6 +386,7 @@ def refine(q: Query) -> Query:
     return replace(
         q,
         intent=intent,
+        gpus=gpus,
         task=task,
         budget_usd=budget,
         notes=notes,
@@ -399,6 +405,32 @@ def refine(q: Query) -> Query:
         kwh_currency=ask.kwh_currency,
         steps=ask.steps,
     )
+
+
+# a card the asker owns and wants to replace: "upgrading from", "replace my", "换卡", "升级"; or "I have a
+# X" with a buying question ("what should I buy", "which gpu", "买什么")
+_UPGRADE_RE = gated_re.compile(r"\bupgrad\w*|\breplac\w*|换卡|升级|换一张|换成什么", re.I)
+_OWNED_RE = gated_re.compile(
+    r"\bi (?:have|own|got|use|currently have|am using)\b|\bi'm using\b|\bmy (?:current |old )?(?:gpu|card)\b|"
+    r"现在用|目前用|手上有|我有",
+    re.I,
+)
+_BUY_RE = gated_re.compile(
+    r"\bwhat (?:gpu|card|should i (?:buy|get))\b|\bwhich (?:gpu|card)\b|\bwhat to buy\b|买什么|买哪|换什么",
+    re.I,
+)
+
+
+def _upgrades(text: str) -> bool:
+    return bool(_UPGRADE_RE.search(text) or (_OWNED_RE.search(text) and _BUY_RE.search(text)))
+
+
+def _names_other_card(text: str) -> bool:
+    """A card outside the catalog is named ("... 20 tok/s, rtx a4500?"): not in ``q.gpus``, but a card
+    all the same (the parser counts it so); the speed is asked of it, not a card search."""
+    from bot.core import specs_fallback
+
+    return bool(specs_fallback.card_spans(text))
 
 
 def _money_is_kwh(q: Query, ask: TimeAsk) -> bool:

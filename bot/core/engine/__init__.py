@@ -34,8 +34,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
 
         return q, advice_result(cat, q, models, gpus)
     if not gpus and (
-        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN)
-        or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None)
+        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN, Intent.SPEED, Intent.TIME, Intent.SERVE)
+        or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None and not _targets(q))
     ):
         gpus = _uncurated_cards(q)
         if gpus and q.intent is Intent.UNKNOWN and not models:
@@ -138,6 +138,11 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             return q, general_result(cat, q)
         return q, recommend_result(cat, q, models[0])
     return q, UnknownResult("generic")
+
+
+def _targets(q: Query) -> bool:
+    """A speed or time target: a recommendation ranked by it (the card named is the one owned)."""
+    return bool(q.target_tokens_per_s or q.target_seconds_per_image or q.target_hours)
 
 
 def _ask_back_on_card(cat: Catalog, q: Query) -> Query:

