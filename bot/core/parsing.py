@@ -361,9 +361,16 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    # "two a4500s": a card outside the catalog named alone has its count too
-    counted = gpu_mentions or [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
-    num_gpus, masked = numbers.counts(masked, counted, per_card, out_of_range)
+    # "two a4500s": a card outside the catalog has its own count, beside a catalog card's too ("2x
+    # a4500 vs 3090"); the question's count is the catalog cards' when it names some
+    others = [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
+    other_per: dict[int, int] = {}
+    if gpu_mentions and others:  # theirs first: "两张a4500和3090" is not two 3090s
+        _, masked = numbers.counts(masked, others, other_per, out_of_range, loose=False)
+    num_gpus, masked = numbers.counts(masked, gpu_mentions or others, per_card, out_of_range)
+    if not gpu_mentions:
+        other_per = per_card
+    other_counts = _other_counts(others, other_per, bool(per_card), num_gpus)
     st = settings.read(masked)
 
     notes: list[Note] = [note(NoteCode.UNKNOWN_NAME, word=w) for w in no_such]
@@ -430,6 +437,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         lora_targets=st.lora_targets,
         out_of_range=tuple(out_of_range),
         kv_cache=kv_cache,
+        other_gpu_counts=other_counts,
     )
     q = _understand_multi.refine(
         q,
@@ -469,6 +477,19 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
     )
     return conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
+
+
+def _other_counts(
+    others: list[Mention], per: dict[int, int], own_counts: bool, num_gpus: int | None
+) -> tuple[tuple[str, int], ...]:
+    """(phrase, count) of each card outside the catalog: its own count, else 1 when other cards have
+    their own ("2x a4500 vs a5500"), else the question's ("4 gpus, a4500")."""
+    out: dict[str, int] = {}
+    for mn in others:
+        key = " ".join(mn.text.lower().split())
+        n = per.get(mn.start) or (1 if own_counts or per else (num_gpus or 1))
+        out.setdefault(key, n)
+    return tuple(out.items())
 
 
 _FILTER_INTENTS = (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN, Intent.INFO, Intent.FIT, Intent.FILTER)
