@@ -48,8 +48,9 @@ from bot.core import understand_multi as _understand_multi
 from bot.core.gated_re import GatedPattern
 from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
-from bot.core.types import Context, Intent, Note, NoteCode, Query, Task, note
-from bot.core.understand import budgets, intent, names, numbers, settings
+from bot.core.types import Choice, Context, Intent, Note, NoteCode, Query, Task, note
+from bot.core.understand import budgets, card_typos, intent, names, numbers, settings
+from bot.core.understand.names import short_gpu
 from bot.core.understand.text import CJK_RE, blank
 
 __all__ = ["parse", "MAX_TEXT"]
@@ -405,6 +406,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
     # ---- the names resolved (families, typos, sizes, unknown names)
     nm = names.resolve(matcher, mentions, kind, masked, raw if same_len else norm, per_card, size_model)
+    if kind not in (Intent.LIST, Intent.HELP):
+        _card_typos(nm, matcher, masked, raw if same_len else norm)
     gpus = nm.gpus
     if nm.sized_unknown and kind in (Intent.INFO, Intent.UNKNOWN):
         kind = Intent.FIT if gpus else Intent.RECOMMEND  # "llama 5 400b on 8x h200": does it fit
@@ -477,6 +480,18 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
     )
     return conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
+
+
+def _card_typos(nm: names.Names, matcher: Any, masked: str, base_text: str) -> None:
+    """A card number typed one digit off ("a600", "409") and read as nothing: said back as unknown,
+    with "did you mean" the cards one edit away and a choice per card (bot.core.understand.card_typos)."""
+    for typo in card_typos.find(masked, matcher):
+        shown = [short_gpu(matcher.display_name("gpu", g)) for g in typo.gpu_ids]
+        nm.notes.append(note(NoteCode.UNKNOWN_NAME, word=typo.typed, near=shown))
+        nm.suggestions.append(note(NoteCode.DID_YOU_MEAN, names=shown))
+        for gid, name in zip(typo.gpu_ids, shown, strict=True):
+            text = (base_text[: typo.start] + name + base_text[typo.end :]).strip()
+            nm.choices.append(Choice(label=name, text=text, id=gid))
 
 
 def _other_counts(

