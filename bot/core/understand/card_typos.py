@@ -32,13 +32,13 @@ _CANDIDATE = gated_re.compile(
 # where a bare number stands for a card
 _BEFORE = gated_re.compile(
     r"(?:\b(?:a|an|my|the|one|single|two|dual|three|four|vs\.?|versus|or|and|rtx|gtx|geforce|nvidia|"
-    r"\d{1,2}\s?x)|[的张块和跟与用买]|还是)\s*$",
+    r"\d{1,2}\s?x)|[的张块和跟与用买]|还是)\s{0,3}$",
     re.IGNORECASE,
 )
 # or before a word that compares or asks of a card ("309 vs 4090", "409能跑吗")
-_AFTER = gated_re.compile(r"s?\s*(?:vs\.?|versus|or|还是|能|跑|can|run)(?![a-z])", re.IGNORECASE)
+_AFTER = gated_re.compile(r"(?:vs\.?|versus|or|还是|能|跑|can|run)(?![a-z])", re.IGNORECASE)
 _UNIT_AFTER = gated_re.compile(
-    r"\s*(?:gb|gib|g\b|mb|tb|w\b|watts?|mhz|ghz|dollars?|bucks|usd|eur|euros?|gbp|rmb|cny|yuan|元|块|k\b|"
+    r"(?:gb|gib|g\b|mb|tb|w\b|watts?|mhz|ghz|dollars?|bucks|usd|eur|euros?|gbp|rmb|cny|yuan|元|块|k\b|"
     r"tokens?|toks?|steps?|images?|samples?|px|pixels?|series|系|hours?|hrs?|小时|years?|年|months?|"
     r"days?|cores?|fps|ms\b|s\b|x\b|b\b|m\b|%|万|千|张|个|epochs?|params?|parameters?|rows?|words?|"
     r"lines?|files?|users?|people|times?|次|倍|budget|price|cost|each|per|预算|以内|左右)",
@@ -108,9 +108,9 @@ def find(masked: str, matcher: Any) -> list[Typo]:
             if n % 100 == 0 or 1900 <= n <= 2039:
                 continue  # an amount ("a 600 budget") or a year ("a 2024 model")
             before = _BEFORE.search(masked[max(0, m.start() - 12) : m.start()])
-            if before is None and not _AFTER.match(masked, m.start(2) + len(digits)):
+            if before is None and not _AFTER.match(masked[m.end() : m.end() + 12].lstrip()):
                 continue
-        if _UNIT_AFTER.match(masked, m.end()):
+        if _UNIT_AFTER.match(masked[m.end() : m.end() + 16].lstrip()):
             continue
         near: list[tuple[int, str]] = []
         for word, gid in _numbers(matcher):
