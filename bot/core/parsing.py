@@ -50,8 +50,9 @@ from bot.core import understand_multi as _understand_multi
 from bot.core.gated_re import GatedPattern
 from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
-from bot.core.types import Context, Intent, Note, NoteCode, Query, Task, note
-from bot.core.understand import budgets, intent, names, numbers, settings
+from bot.core.types import Choice, Context, Intent, Note, NoteCode, Query, Task, note
+from bot.core.understand import budgets, card_typos, intent, names, numbers, settings
+from bot.core.understand.names import short_gpu
 from bot.core.understand.text import CJK_RE, blank
 
 __all__ = ["parse", "MAX_TEXT"]
@@ -401,9 +402,16 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     gpu_mentions = [m for m in mentions if m.kind == "gpu"]
     model_mentions = [m for m in mentions if m.kind == "model"]
     per_card: dict[int, int] = {}
-    # "two a4500s": a card outside the catalog named alone has its count too
-    counted = gpu_mentions or [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
-    num_gpus, masked = numbers.counts(masked, counted, per_card, out_of_range)
+    # "two a4500s": a card outside the catalog has its own count, beside a catalog card's too ("2x
+    # a4500 vs 3090"); the question's count is the catalog cards' when it names some
+    others = [Mention("gpu", (), s, e, p, exact=False) for s, e, p in other_cards]
+    other_per: dict[int, int] = {}
+    if gpu_mentions and others:  # theirs first: "两张a4500和3090" is not two 3090s
+        _, masked = numbers.counts(masked, others, other_per, out_of_range, loose=False)
+    num_gpus, masked = numbers.counts(masked, gpu_mentions or others, per_card, out_of_range)
+    if not gpu_mentions:
+        other_per = per_card
+    other_counts = _other_counts(others, other_per, bool(per_card), num_gpus)
     st = settings.read(masked)
 
     notes: list[Note] = [note(NoteCode.UNKNOWN_NAME, word=w) for w in no_such]
@@ -439,6 +447,8 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
 
     # ---- the names resolved (families, typos, sizes, unknown names)
     nm = names.resolve(matcher, mentions, kind, masked, raw if same_len else norm, per_card, size_model)
+    if kind not in (Intent.LIST, Intent.HELP):
+        _card_typos(nm, matcher, masked, raw if same_len else norm)
     gpus = nm.gpus
     if nm.sized_unknown and kind in (Intent.INFO, Intent.UNKNOWN):
         kind = Intent.FIT if gpus else Intent.RECOMMEND  # "llama 5 400b on 8x h200": does it fit
@@ -471,6 +481,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         lora_targets=st.lora_targets,
         out_of_range=tuple(out_of_range),
         kv_cache=kv_cache,
+        other_gpu_counts=other_counts,
     )
     q = _understand_multi.refine(
         q,
@@ -513,6 +524,31 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
         and bool(_BARE_AMOUNT_RE.fullmatch(chosen.text)),
     )
     return conversation.follow_up(last, q, turn, catalog, context.shown_usd if context else ())
+
+
+def _card_typos(nm: names.Names, matcher: Any, masked: str, base_text: str) -> None:
+    """A card number typed one digit off ("a600", "409") and read as nothing: said back as unknown,
+    with "did you mean" the cards one edit away and a choice per card (bot.core.understand.card_typos)."""
+    for typo in card_typos.find(masked, matcher):
+        shown = [short_gpu(matcher.display_name("gpu", g)) for g in typo.gpu_ids]
+        nm.notes.append(note(NoteCode.UNKNOWN_NAME, word=typo.typed, near=shown))
+        nm.suggestions.append(note(NoteCode.DID_YOU_MEAN, names=shown))
+        for gid, name in zip(typo.gpu_ids, shown, strict=True):
+            text = (base_text[: typo.start] + name + base_text[typo.end :]).strip()
+            nm.choices.append(Choice(label=name, text=text, id=gid))
+
+
+def _other_counts(
+    others: list[Mention], per: dict[int, int], own_counts: bool, num_gpus: int | None
+) -> tuple[tuple[str, int], ...]:
+    """(phrase, count) of each card outside the catalog: its own count, else 1 when other cards have
+    their own ("2x a4500 vs a5500"), else the question's ("4 gpus, a4500")."""
+    out: dict[str, int] = {}
+    for mn in others:
+        key = " ".join(mn.text.lower().split())
+        n = per.get(mn.start) or (1 if own_counts or per else (num_gpus or 1))
+        out.setdefault(key, n)
+    return tuple(out.items())
 
 
 _FILTER_INTENTS = (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN, Intent.INFO, Intent.FIT, Intent.FILTER)

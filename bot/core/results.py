@@ -930,6 +930,9 @@ class AdviceVerdict(StrEnum):
     LEGACY = "legacy"  # worth it: an architecture current software is leaving
     CURRENT = "current"  # worth it: a supported architecture
     KNOWN_ONLY = "known_only"  # wait for the next generation: only announced products are known
+    PAST_SUPPORT = (
+        "past_support"  # worth it: an architecture current CUDA and PyTorch dropped (Kepler, Maxwell)
+    )
 
 
 @dataclass(frozen=True)

