@@ -39,6 +39,8 @@ def cat() -> Catalog:
         ("智谱 glm 4.5 air 要多少显存", "glm-4.5-air"),
         ("智谱 glm 4.5 能在 8张 h100 上跑吗", "glm-4.5"),
         ("zai-org/glm-4.5 on 8x h200", "glm-4.5"),
+        ("glm-4.6 on 8x h100", "glm-4.6"),
+        ("智谱 glm 4.6 要多少显存", "glm-4.6"),
     ],
 )
 def test_new_models_found_by_the_names_people_type(text: str, mid: str) -> None:
@@ -92,7 +94,11 @@ def test_kimi_k2_params_are_the_deepseek_v3_arithmetic_with_384_experts(cat: Cat
 
 @pytest.mark.parametrize(
     ("mid", "dense_layers", "dense_ffn", "qk_norm", "total_b", "active_b"),
-    [("glm-4.5", 3, 12288, True, 355, 32), ("glm-4.5-air", 1, 10944, False, 106, 12)],
+    [
+        ("glm-4.5", 3, 12288, True, 355, 32),
+        ("glm-4.5-air", 1, 10944, False, 106, 12),
+        ("glm-4.6", 3, 12288, True, 355, 32),  # GLM-4.5's shapes, 200K context
+    ],
 )
 def test_glm_params_match_config_arithmetic(
     cat: Catalog, mid: str, dense_layers: int, dense_ffn: int, qk_norm: bool, total_b: float, active_b: float
@@ -181,7 +187,7 @@ def test_kimi_k2_on_8x_h100_says_fp8_does_not_fit_and_q4_is_tight(cat: Catalog) 
     [
         ("kimi k3 on 8x h200", "kimi k3", "Kimi K2"),
         ("can I run glm 4.7 on 4x h100", "glm 4.7", "GLM-4.5"),
-        ("glm-4.6 on 8x h100", "glm 4.6", "GLM-4.5"),
+        ("glm-5 on 8x h100", "glm 5", "GLM-4.6"),
         ("glm 5 on h100", "glm 5", "GLM-4.5"),
         ("deepseek v4 on 8x h100", "deepseek v4", "DeepSeek"),
         ("minimax m2 on 4x h100", "minimax m2", "70B"),
