@@ -60,6 +60,14 @@ def test_bare_family_and_size_takes_the_text_model_and_says_the_other(cat: Catal
     assert parse("qwen2.5-vl 72b on 2x 3090").models == ("qwen2.5-vl-72b",)  # named: still found
 
 
+def test_bare_family_and_size_keeps_the_members_of_that_size() -> None:
+    # "qwen 3b": the "3" also matched Qwen3 8B / 32B / 30B-A3B, so it was asked back; the typed size
+    # leaves Qwen2.5 3B (3.09B), said as the name taken
+    q = parse("qwen 3b on a 3060")
+    assert q.models == ("qwen2.5-3b",) and not q.needs_clarification
+    assert any(n.code is NoteCode.CORRECTED and n.values["typed"] == "qwen 3b" for n in q.notes)
+
+
 # ------------------------------------------------------------------------------- config arithmetic
 
 

@@ -121,19 +121,29 @@ def resolve(
                     )
                 )
         else:
-            pick, why = pick_model(matcher, mn.ids)
+            sized = _of_typed_size(matcher, mn)
+            pick, why = pick_model(matcher, sized)
             if pick:
                 chosen = pick
-                others = [matcher.display_name("model", i) for i in mn.ids if i != pick]
-                notes.append(
-                    note(
-                        NoteCode.TOOK_MODEL,
-                        typed=mn.text.strip(),
-                        chosen=matcher.display_name("model", pick),
-                        same_size=why == "same size",
-                        others=others,
+                others = [matcher.display_name("model", i) for i in sized if i != pick]
+                if others:
+                    notes.append(
+                        note(
+                            NoteCode.TOOK_MODEL,
+                            typed=mn.text.strip(),
+                            chosen=matcher.display_name("model", pick),
+                            same_size=why == "same size",
+                            others=others,
+                        )
                     )
-                )
+                else:  # "qwen 3b": the typed size leaves one member; said as the name taken
+                    notes.append(
+                        note(
+                            NoteCode.CORRECTED,
+                            typed=mn.text.strip(),
+                            name=matcher.display_name("model", pick),
+                        )
+                    )
             else:
                 clarify = True
                 ask_ids = sorted(
@@ -234,6 +244,22 @@ def resolve(
 
 # a size written right after a model's name ("t5 11b", "phi-3 mini 3.8b"), outside the name matched
 _SIZE_AFTER_RE = gated_re.compile(r"\s{1,2}(\d{1,4}(?:\.\d{1,2})?)\s?b\b", re.ASCII)
+
+
+def _of_typed_size(matcher: Matcher, mn: Mention) -> list[str]:
+    """The family members within 15% of a size typed in the name ("qwen 3b": Qwen2.5 3B, not Qwen3 8B
+    or 32B, which the "3" also matched); all of them when none is that size or no size is typed."""
+    m = _SIZE_IN_NAME_RE.search(mn.text)
+    if m is None:
+        return list(mn.ids)
+    size = float(m.group(1))
+    near = [
+        i
+        for i in mn.ids
+        if size > 0
+        and abs(float(getattr(matcher.entry("model", i), "params", 0) or 0) / 1e9 - size) <= 0.15 * size
+    ]
+    return near or list(mn.ids)
 
 
 def _size_contradicts(matcher: Matcher, mn: Mention, masked: str) -> tuple[str, float] | None:
