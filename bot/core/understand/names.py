@@ -121,11 +121,11 @@ def resolve(
                     )
                 )
         else:
-            sized = _of_typed_size(matcher, mn)
-            pick, why = pick_model(matcher, sized)
+            of_size = _of_typed_size(matcher, mn)
+            pick, why = pick_model(matcher, of_size)
             if pick:
                 chosen = pick
-                others = [matcher.display_name("model", i) for i in sized if i != pick]
+                others = [matcher.display_name("model", i) for i in of_size if i != pick]
                 if others:
                     notes.append(
                         note(
