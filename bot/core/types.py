@@ -105,6 +105,7 @@ class NoteCode(StrEnum):
         "more_questions"  # text: a second question in the message, answered on its own when asked
     )
     USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
+    UNKNOWN_MODEL_SIZE = "unknown_model_size"  # an unknown model name, nothing near it: say its size
 
 
 @quick_init

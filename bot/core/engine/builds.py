@@ -262,7 +262,9 @@ def expert_offload(m: Model, g: GPU, v: BuildVerdict) -> ExpertOffload | None:
         return None
     e = v.estimate
     expert_b = v.build.weights_gb * GB * frac
-    gpu = e.total - expert_b
+    # e.total is per card: on n cards each one held 1/n of the experts (it was the whole set,
+    # which made "2x 3090" answers say a negative amount on the card)
+    gpu = e.total - expert_b / max(1, e.workload.num_gpus)
     cap = e.capacity or 0.0
     return ExpertOffload(
         format_id=v.build.format_id,

@@ -167,16 +167,27 @@ class Matcher(MentionFinder):
 def pick_model(matcher: Matcher, ids: Sequence[str]) -> tuple[str, str]:
     """For a partial model name: (model to use, why) or ("", "") to ask back.
 
-    Same size (within 10% of parameters) -> the most recent one; otherwise
-    there is no safe pick. (Conventions such as "BERT" = BERT-Base are catalog
+    Same size (within 10% of parameters) -> the plain text model where there is one, else the most
+    recent one ("qwen 72b" is Qwen2.5 72B, not the newer Qwen2.5-VL 72B; the note names the other);
+    otherwise there is no safe pick. (Conventions such as "BERT" = BERT-Base are catalog
     aliases, matched exactly, with a note from :meth:`Matcher.alternatives`.)
     """
     ents = [(i, matcher.entry("model", i)) for i in ids]
     params = [float(getattr(e, "params", 0) or 0) for _, e in ents]
     if params and min(params) > 0 and max(params) <= 1.1 * min(params):
-        best = max(ents, key=lambda x: str(getattr(x[1], "release", "") or ""))[0]
+        best = max(
+            ents, key=lambda x: (not _is_variant(x[0], x[1]), str(getattr(x[1], "release", "") or ""))
+        )[0]
         return best, "same size"
     return "", ""
+
+
+def _is_variant(mid: str, entry: Any) -> bool:
+    """A vision-language, code or math variant, or a fine-tune / distill (``base_model``) of another model:
+    never the default reading of a bare family + size when the plain model has the same size."""
+    if getattr(entry, "base_model", None):
+        return True
+    return any(tag in f"-{mid}-" for tag in ("-vl-", "-vision-", "-coder-", "-math-"))
 
 
 _CACHE: dict[int, Matcher] = {}

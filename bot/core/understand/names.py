@@ -63,6 +63,15 @@ def resolve(
     for mn in mentions:
         kind = mn.kind
         chosen: str | None = None
+        versioned = _version_unknown(matcher, mn, masked) if kind == "model" else None
+        if versioned is not None:
+            # "kimi k3", "glm 4.7", "deepseek v4": the brand is known, that version is not; said back
+            # with the versions known (never Kimi K2 read silently for "kimi k3")
+            notes.append(note(NoteCode.UNKNOWN_NAME, word=versioned))
+            known = _family_names(matcher, mn.ids)
+            if known:
+                suggestions.append(note(NoteCode.DID_YOU_MEAN, names=known))
+            continue
         contradicted = _size_contradicts(matcher, mn, masked) if kind == "model" else None
         if contradicted is not None:
             # "t5 11b": the T5 the catalog has is T5-Base (0.22B); an 11B T5 is another model, said
@@ -112,19 +121,29 @@ def resolve(
                     )
                 )
         else:
-            pick, why = pick_model(matcher, mn.ids)
+            of_size = _of_typed_size(matcher, mn)
+            pick, why = pick_model(matcher, of_size)
             if pick:
                 chosen = pick
-                others = [matcher.display_name("model", i) for i in mn.ids if i != pick]
-                notes.append(
-                    note(
-                        NoteCode.TOOK_MODEL,
-                        typed=mn.text.strip(),
-                        chosen=matcher.display_name("model", pick),
-                        same_size=why == "same size",
-                        others=others,
+                others = [matcher.display_name("model", i) for i in of_size if i != pick]
+                if others:
+                    notes.append(
+                        note(
+                            NoteCode.TOOK_MODEL,
+                            typed=mn.text.strip(),
+                            chosen=matcher.display_name("model", pick),
+                            same_size=why == "same size",
+                            others=others,
+                        )
                     )
-                )
+                else:  # "qwen 3b": the typed size leaves one member; said as the name taken
+                    notes.append(
+                        note(
+                            NoteCode.CORRECTED,
+                            typed=mn.text.strip(),
+                            name=matcher.display_name("model", pick),
+                        )
+                    )
             else:
                 clarify = True
                 ask_ids = sorted(
@@ -176,8 +195,21 @@ def resolve(
         models.append(mid)
         notes.append(note(NoteCode.SIZE_MODEL, size=size, name=matcher.display_name("model", mid)))
 
+    # a model brand and a version the catalog lacks ("minimax m2", "glm 5"): said, with the versions
+    # known or how to ask by size, never dropped (issue 10)
+    if not models and not any(n.code is NoteCode.UNKNOWN_NAME for n in notes):
+        branded = _brand_version_unknown(matcher, masked)
+        if branded is not None:
+            word, ids = branded
+            notes.append(note(NoteCode.UNKNOWN_NAME, word=word))
+            known = _family_names(matcher, ids)
+            suggestions.append(
+                note(NoteCode.DID_YOU_MEAN, names=known)
+                if known
+                else note(NoteCode.UNKNOWN_MODEL_SIZE, word=word)
+            )
     # unknown names that look like a model ("qwerty-llm-500b", "megatron-zeta 12b", "llama 5 400b"): say so
-    if not models:
+    if not models and not any(n.code is NoteCode.UNKNOWN_NAME for n in notes):
         for m in _UNKNOWN_MODEL_RE.finditer(masked):
             word = m.group().strip()
             head = word.split()[0].split("-")[0]
@@ -214,6 +246,22 @@ def resolve(
 _SIZE_AFTER_RE = gated_re.compile(r"\s{1,2}(\d{1,4}(?:\.\d{1,2})?)\s?b\b", re.ASCII)
 
 
+def _of_typed_size(matcher: Matcher, mn: Mention) -> list[str]:
+    """The family members within 15% of a size typed in the name ("qwen 3b": Qwen2.5 3B, not Qwen3 8B
+    or 32B, which the "3" also matched); all of them when none is that size or no size is typed."""
+    m = _SIZE_IN_NAME_RE.search(mn.text)
+    if m is None:
+        return list(mn.ids)
+    size = float(m.group(1))
+    near = [
+        i
+        for i in mn.ids
+        if size > 0
+        and abs(float(getattr(matcher.entry("model", i), "params", 0) or 0) / 1e9 - size) <= 0.15 * size
+    ]
+    return near or list(mn.ids)
+
+
 def _size_contradicts(matcher: Matcher, mn: Mention, masked: str) -> tuple[str, float] | None:
     """(the name as typed with its size, the size in billions) when the size written after a model's
     name is not that model's (within 0.6x-1.6x): "t5 11b" is no T5-Base; "phi-3 mini 3.8b" is Phi-3 mini."""
@@ -228,9 +276,98 @@ def _size_contradicts(matcher: Matcher, mn: Mention, masked: str) -> tuple[str, 
     return f"{mn.text.strip()} {m.group(1)}b", size
 
 
+#: a version written after a model brand: "k3", "v4", "4.7", "5", "m2" (not a size: "7b", "2x", "80gb");
+#: apart from it ("stylegan2", glued, stays the StyleGAN the catalog has, as before)
+_VERSION_AFTER_RE = gated_re.compile(
+    r"[\s-](v?\d{1,2}(?:\.\d{1,2})?|[a-z]\d{1,2}(?:\.\d{1,2})?)(?![\w.])(?!\s?(?:b|gb|x)\b)", re.ASCII
+)
+#: a brand, a version and no size after it ("minimax m2", "glm-5"); sized names go to _UNKNOWN_MODEL_RE
+_BRAND_VERSION_RE = gated_re.compile(
+    r"\b([a-z]{3,12})[\s-]?(v?\d{1,2}(?:\.\d{1,2})?|[a-z]\d{1,2}(?:\.\d{1,2})?)(?![\w.])"
+    r"(?!\s?(?:b|gb|x)\b)(?!\s\d{1,4}(?:\.\d)?\s?b\b)",
+    re.ASCII,
+)
+#: open-weight model brands people name that the catalog may not hold (besides the catalog's own
+#: families); words that are also common English ("step", "seed", "ring", "command") are left out
+MODEL_BRANDS = frozenset(
+    {
+        "minimax", "glm", "chatglm", "kimi", "ernie", "hunyuan", "baichuan", "internlm", "grok",
+        "nemotron", "granite", "olmo", "falcon", "exaone", "mimo", "longcat", "magistral", "devstral",
+        "codestral", "ministral", "deepseek", "qwen", "llama", "gemma", "mistral", "mixtral", "phi",
+        "claude", "gemini", "jamba", "smollm",
+    }
+)  # fmt: skip
+_TOKEN_SPLIT_RE = gated_re.compile(r"[\s/_:-]+")
+
+
+def _family_ids(matcher: Matcher, brand: str) -> list[str]:
+    """Catalog models of a brand: its family, or an alias that starts with it."""
+    out = []
+    for mid, m in matcher.catalog.models.items():
+        aliases = [a.lower() for a in (getattr(m, "aliases", ()) or ())]
+        if str(getattr(m, "family", "")).lower() == brand or any(
+            a.startswith(brand) and not a[len(brand) : len(brand) + 1].isalpha() for a in aliases
+        ):
+            out.append(mid)
+    return out
+
+
+def _version_known(matcher: Matcher, ids: Sequence[str], version: str) -> bool:
+    """Whether ``version`` ("k2", "4.5", "v3") is a word of any name, id or alias of these models."""
+    want = {version, version.lstrip("v")}
+    for mid in ids:
+        m = matcher.entry("model", mid)
+        texts = [mid, str(getattr(m, "name", "")), *(getattr(m, "aliases", ()) or ())]
+        for text in texts:
+            words = set(_TOKEN_SPLIT_RE.split(text.lower()))
+            # "glm4.5" / "qwen3": a version glued to the brand counts too
+            words |= {w.lstrip("abcdefghijklmnopqrstuvwxyz") for w in words}
+            # "yolo11n" / "sam2.1": the version with a letter after it ("11" of "11n", not "2" of "2.5")
+            if any(
+                w == v or (w.startswith(v) and w[len(v) : len(v) + 1].isalpha()) for w in words for v in want
+            ):
+                return True
+    return False
+
+
+def _version_unknown(matcher: Matcher, mn: Mention, masked: str) -> str | None:
+    """ "kimi k3": the name as typed with its version, when the version after a matched brand names no
+    model of that brand in the catalog (None when there is no version, or a known one)."""
+    m = _VERSION_AFTER_RE.match(masked, mn.end)
+    if m is None or _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
+        return None  # ("qwen3 8b", "llama 3 8b": the name already carries its version)
+    brand = mn.text.strip().lower()
+    ids = list(dict.fromkeys([*mn.ids, *_family_ids(matcher, brand)]))
+    if _version_known(matcher, ids, m.group(1)):
+        return None
+    return f"{mn.text.strip()} {m.group(1)}"
+
+
+def _brand_version_unknown(matcher: Matcher, masked: str) -> tuple[str, list[str]] | None:
+    """ "minimax m2", "glm 5" in a question that resolved no model: (the name as typed, the catalog
+    models of that brand) when the brand is a model brand and the version names none of them."""
+    for m in _BRAND_VERSION_RE.finditer(masked):
+        brand, version = m.group(1), m.group(2)
+        families = {str(getattr(x, "family", "")).lower() for x in matcher.catalog.models.values()}
+        if brand not in MODEL_BRANDS and brand not in families:
+            continue
+        ids = _family_ids(matcher, brand)
+        if not _version_known(matcher, ids, version):
+            return f"{brand} {version}", ids
+    return None
+
+
+def _family_names(matcher: Matcher, ids: Sequence[str]) -> list[str]:
+    """Up to three display names of these models, newest first."""
+    ranked = sorted(
+        ids, key=lambda i: str(getattr(matcher.entry("model", i), "release", "") or ""), reverse=True
+    )
+    return [matcher.display_name("model", i) for i in ranked[:3]]
+
+
 _UNKNOWN_MODEL_RE = gated_re.compile(
     r"\b[a-z][a-z0-9]{0,30}(?:[-_.][a-z0-9]{1,30}){1,6}\b(?:\s\d{1,4}(?:\.\d)?b\b)?"
-    r"|\b[a-z][a-z0-9]{1,30}(?:\s\d{1,3})?\s\d{1,4}(?:\.\d)?b\b",
+    r"|\b[a-z][a-z0-9]{1,30}(?:\s[a-z]?\d{1,3}(?:\.\d)?)?\s\d{1,4}(?:\.\d)?b\b",
     re.ASCII,
 )
 
