@@ -491,9 +491,10 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
             if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
                 continue
             box = copy_with(g, gpu_memory_share=share) if raised else g
+            room = memory.usable_bytes(box)
             for b in builds.usable_builds(catalog, model, q, box):
-                if b not in usable:
-                    continue
+                if b not in usable or b.weights_gb * 1e9 > room:
+                    continue  # (weights alone past the box's memory: no estimate needed to say no)
                 e = memory.estimate(model, box, workload=builds.build_workload(model, base, b))
                 if e.fits:
                     return [
