@@ -483,7 +483,10 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
         (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
         key=lambda g: (g.vram_gb, g.price_usd or 1e9),
     )
-    usable = [b for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS]
+    usable = {b.format_id for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS}
+    smallest = min(
+        (b.weights_gb for b in builds.builds_of(catalog, model) if b.format_id in usable), default=0.0
+    )
     base = copy_with(w, weights_bytes=None, format_id="", num_gpus=1)
     for g in boxes:
         for raised in (False, True):
@@ -492,8 +495,10 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
                 continue
             box = copy_with(g, gpu_memory_share=share) if raised else g
             room = memory.usable_bytes(box)
+            if smallest * 1e9 > room:
+                continue  # (the smallest build's weights alone pass the box's memory)
             for b in builds.usable_builds(catalog, model, q, box):
-                if b not in usable or b.weights_gb * 1e9 > room:
+                if b.format_id not in usable or b.weights_gb * 1e9 > room:
                     continue  # (weights alone past the box's memory: no estimate needed to say no)
                 e = memory.estimate(model, box, workload=builds.build_workload(model, base, b))
                 if e.fits:
