@@ -357,3 +357,20 @@ def test_diffusion_suggests_offloading_text_encoders_not_tensor_parallel():
     b = answer("can a 3080 10gb run flux dev in 4bit with cpu offload", None, catalog=CAT)
     assert b.query.offload is True and b.fit[0].fits is True
     assert b.fit[0].breakdown_gb["weights"] < a.fit[0].breakdown_gb["weights"] / 4
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        (
+            "would a mac studio with the m3 ultra and 512 gigs hold full deepseek r1 at 4 bit",
+            "apple-m3-ultra-512gb",
+        ),
+        ("4070super vs 4070super for sam2 tiny", "rtx-4070-super"),
+    ],
+)
+def test_a_comparison_of_one_card_is_answered_and_labelled_as_a_fit(question: str, gpu: str) -> None:
+    """One card named twice is no comparison: the answer is whether it fits, and says so in the JSON."""
+    data = answer(question).to_json()
+    assert data["intent"] == "fit" and data["gpus"] == [gpu]
+    assert data["fit"] and data["fit"][0]["gpu"] == gpu

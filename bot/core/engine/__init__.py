@@ -98,8 +98,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             return q, compare_result(cat, _with_own_counts(q, gpus), gpus, models[0] if models else None)
         if len(models) >= 2 and not gpus:
             return q, fit_alone_result(cat, q, models)
-        if gpus and models:
-            return q, fit_result(cat, q, models, gpus)
+        if gpus and models:  # one card named twice ("a mac studio with the m3 ultra"): does it fit
+            return replace(q, intent=Intent.FIT), fit_result(cat, q, models, gpus)
         return q, UnknownResult("two_cards")
     if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
         from bot.core.engine import best
