@@ -8,6 +8,7 @@ own literals and the characters Unicode case folding treats specially.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import re
@@ -83,6 +84,7 @@ def test_a_text_without_the_literal_is_not_scanned() -> None:
     assert p.search("Renting an A100?").group() == "Renting"  # type: ignore[union-attr]
 
 
+@functools.cache
 def _core_patterns() -> dict[str, GatedPattern]:
     found: dict[str, GatedPattern] = {}
 
@@ -104,9 +106,7 @@ def _core_patterns() -> dict[str, GatedPattern]:
     return found
 
 
-PATTERNS = _core_patterns()
-
-
+@functools.cache
 def _corpus() -> list[str]:
     out: list[str] = []
     for rel in ("tests/corpus/questions.yaml", "tests/core/questions.yaml"):
@@ -123,9 +123,6 @@ def _corpus() -> list[str]:
     return list(dict.fromkeys(out))
 
 
-CORPUS = _corpus()
-
-
 def _same(p: GatedPattern, text: str) -> None:
     """When the check lets the text through, every method is the pattern's own; when it does not,
     the pattern must match nothing in the text."""
@@ -134,20 +131,20 @@ def _same(p: GatedPattern, text: str) -> None:
 
 
 def test_most_core_patterns_have_a_gate() -> None:
-    assert len(PATTERNS) > 200
-    gated = sum(1 for p in PATTERNS.values() if p.literals)
-    assert gated / len(PATTERNS) > 0.8, gated
+    assert len(_core_patterns()) > 200
+    gated = sum(1 for p in _core_patterns().values() if p.literals)
+    assert gated / len(_core_patterns()) > 0.8, gated
 
 
 def test_every_core_pattern_agrees_on_the_corpora() -> None:
-    assert len(CORPUS) > 800
+    assert len(_corpus()) > 800
     skipped = 0
-    for p in PATTERNS.values():
-        for text in CORPUS:
+    for p in _core_patterns().values():
+        for text in _corpus():
             for t in (text, text.lower()):
                 _same(p, t)
                 skipped += not p.may_match(t)
-    assert skipped > 0.5 * len(PATTERNS) * len(CORPUS) * 2  # most scans are skipped
+    assert skipped > 0.5 * len(_core_patterns()) * len(_corpus()) * 2  # most scans are skipped
 
 
 @pytest.mark.parametrize(
@@ -173,7 +170,7 @@ def test_every_method_returns_what_re_returns(text: str) -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_core_pattern_agrees_on_generated_text(data: st.DataObject) -> None:
-    p = data.draw(st.sampled_from(sorted(PATTERNS.values(), key=lambda x: x.pattern)))
+    p = data.draw(st.sampled_from(sorted(_core_patterns().values(), key=lambda x: x.pattern)))
     pieces = sorted(p.literals or ()) + ["ſ", "ı", "İ", "\u212a", " ", "1", "k", "gb", "预算", "$", "x"]
     words = st.one_of(st.sampled_from(pieces), st.text(max_size=4))
     text = "".join(data.draw(st.lists(words, max_size=12)))
@@ -200,10 +197,10 @@ def test_the_time_reader_skips_only_questions_of_no_speed_kind() -> None:
     from bot.core import understand_time
 
     skipped = 0
-    for text in CORPUS + [t.lower() for t in CORPUS]:
+    for text in _corpus() + [t.lower() for t in _corpus()]:
         t = text.replace("，", ",")
         if not understand_time._may_ask(t, t.lower()):
             skipped += 1
             full = understand_time.read(text)
             assert full.kind is None and not full.weak_speed, text
-    assert skipped > len(CORPUS) // 2
+    assert skipped > len(_corpus()) // 2
