@@ -153,8 +153,6 @@ def _card_fact(code: str, g: Any) -> Fact:
     return Fact(code, g.id, g.name, value, unit, g.source, extra)
 
 
-def compute_capability(g: Any) -> float | None:
-    """The card's own compute capability (not its architecture's lowest: a 3090 is 8.6, an A100 8.0):
-    ``support.compute_capability``, NVIDIA's tables by chip (``support.CC_SOURCE``); None for other
-    vendors."""
-    return support.compute_capability(g) if getattr(g, "vendor", None) == "nvidia" else None
+#: the card's own compute capability (a 3090 is 8.6, an A100 8.0; None for other vendors): one table,
+#: support.CC_RULES, serves facts and advice
+compute_capability = support.compute_capability

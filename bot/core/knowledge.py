@@ -1565,7 +1565,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     from bot.core import tensor_rates as _rates  # cards outside the catalog: their tensor rate
 
     if (directory / _rates.FILE).is_file():  # validated here, so a malformed file stops start-up
-        _rates.load(directory, _read_yaml)
+        _rates.table_for(directory)
     return Catalog(
         directory,
         gpus,

@@ -178,15 +178,23 @@ def _factor(v: Any, display: str, entry: str | None, name: str) -> float:
     return float(v)
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=8)
+def table_for(directory: Path) -> _Table:
+    """:func:`load` once per directory: the catalog's load validates it at start-up, and the speed
+    model's first card outside the catalog uses the same table, without reading the file again."""
+    from bot.core.knowledge import _read_yaml
+
+    return load(directory, _read_yaml)
+
+
 def _table() -> _Table:
     """The table of the knowledge directory in use (KNOWLEDGE_DIR or the package's)."""
-    from bot.core.knowledge import _package_knowledge_dir, _read_yaml, default_knowledge_dir
+    from bot.core.knowledge import _package_knowledge_dir, default_knowledge_dir
 
     directory = default_knowledge_dir()
     if not (directory / FILE).is_file():  # a KNOWLEDGE_DIR copy without it: the shipped table
         directory = _package_knowledge_dir()
-    return load(directory, _read_yaml)
+    return table_for(directory)
 
 
 def band() -> tuple[float, float]:
