@@ -127,57 +127,113 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[frozenset[str] | No
     return _required(tree, icase, bool(tree.state.flags & re.ASCII)), icase
 
 
-_last: tuple[str, str] = ("", "")  # (text, its lowered form): one tuple, replaced whole (threads)
+# (text, its lowered form) of the last text lowered: one tuple in a box, replaced whole (threads)
+_box: list[tuple[str, str]] = [("", "")]
 
 
 def _lowered(s: str) -> str:
-    global _last
-    last = _last
+    last = _box[0]
     if last[0] is s:
         return last[1]
     low = s.lower()
     if not low.isascii():  # what re's case folding matches that lower() does not give
         low = low.replace("i\u0307", "i").replace("\u0131", "i").replace("\u017f", "s")
-    _last = (s, low)
+    _box[0] = (s, low)
     return low
-
-
-def _literal_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
-    plain = lits - {NON_ASCII}
-    if not plain:  # only "a character outside ASCII"
-        return lambda s: not s.isascii()
-    inner = _plain_check(plain, icase)
-    if NON_ASCII in lits:
-        return lambda s: not s.isascii() or inner(s)
-    if all(not x.isascii() for x in plain):  # Chinese words only: an ASCII text holds none
-        return lambda s: not s.isascii() and inner(s)
-    return inner
 
 
 _CHAIN = 16  # up to this many literals, a chain of ``in`` tests beats one alternation's search
 
+# what each method returns when the check says the pattern cannot match, and the call it makes otherwise
+_METHODS: dict[str, tuple[str, str]] = {
+    "search": ("None", "_raw.search(string, pos, endpos)"),
+    "match": ("None", "_raw.match(string, pos, endpos)"),
+    "fullmatch": ("None", "_raw.fullmatch(string, pos, endpos)"),
+    "finditer": ("iter(())", "_raw.finditer(string, pos, endpos)"),
+    "findall": ("[]", "_raw.findall(string, pos, endpos)"),
+}
+_SUBS: dict[str, tuple[str, str]] = {
+    "sub": ("string", "_raw.sub(repl, string, count)"),
+    "subn": ("(string, 0)", "_raw.subn(repl, string, count)"),
+}
 
-def _plain_check(lits: frozenset[str], icase: bool) -> Callable[[str], bool]:
-    if len(lits) <= _CHAIN:  # "a" in s or "b" in s ...: ~50 ns a literal, against ~1 us for a search
-        lower = "    s = _lowered(s)\n" if icase else ""
-        src = f"def check(s):\n{lower}    return " + " or ".join(f"{x!r} in s" for x in sorted(lits)) + "\n"
-        ns: dict[str, Any] = {"_lowered": _lowered}
-        exec(src, ns)  # noqa: S102 - the literals are the core's own patterns', written with repr
-        check: Callable[[str], bool] = ns["check"]
-        return check
-    alternation = re.compile("|".join(re.escape(x) for x in sorted(lits, key=lambda x: (-len(x), x))))
-    search = alternation.search
-    if icase:
-        return lambda s: search(_lowered(s)) is not None
-    return lambda s: search(s) is not None
+
+# where the gate lines say what a method returns (repr never writes a NUL: no literal holds it)
+_FAIL = "\x00"
+
+
+def _gate_lines(lits: frozenset[str], icase: bool) -> tuple[list[str], str]:
+    """Lines that return ``_FAIL`` when no literal of ``lits`` is in ``string`` (indented for a
+    function body), and the alternation they need (or "")."""
+    plain = sorted(lits - {NON_ASCII})
+    if not plain:  # only "a character outside ASCII"
+        return ["    if string.isascii():", "        return " + _FAIL], ""
+    alternation = ""
+    if len(plain) <= _CHAIN:  # "a" in s or "b" in s ...: ~50 ns a literal, against ~1 us for a search
+        found = " or ".join(f"{x!r} in t" for x in plain)
+    else:
+        alternation = "|".join(re.escape(x) for x in sorted(plain, key=lambda x: (-len(x), x)))
+        found = "_alt(t) is not None"
+    text = (
+        ["    c = _box[0]", "    t = c[1] if c[0] is string else _lowered(string)"]
+        if icase
+        else ["    t = string"]
+    )
+    check = [*text, f"    if not ({found}):", "        return " + _FAIL]
+    if NON_ASCII in lits:  # a non-ASCII character, or one of the literals
+        return ["    if string.isascii():", *("    " + x for x in check)], alternation
+    if all(not x.isascii() for x in plain):  # Chinese words only: an ASCII text holds none
+        return ["    if string.isascii():", "        return " + _FAIL, *check], alternation
+    return check, alternation
+
+
+def _gated(raw: re.Pattern[str], lits: frozenset[str] | None, icase: bool) -> dict[str, Callable[..., Any]]:
+    """The pattern's methods with the check inlined: one Python call a search, where a method
+    calling a check function took two or three (a question passes ~80 of them)."""
+    if not lits:  # no literal every match needs: the pattern's own methods, no check at all
+        out: dict[str, Callable[..., Any]] = {n: getattr(raw, n) for n in (*_METHODS, *_SUBS)}
+        out["may_match"] = _always
+        return out
+    gate, alternation = _gate_lines(lits, icase)
+    src = []
+    for name, (fail, call) in _METHODS.items():
+        src += [
+            f"def {name}(string, pos=0, endpos=_MAX):",
+            *(g.replace(_FAIL, fail) for g in gate),
+            f"    return {call}",
+        ]
+    for name, (fail, call) in _SUBS.items():
+        src += [
+            f"def {name}(repl, string, count=0):",
+            *(g.replace(_FAIL, fail) for g in gate),
+            f"    return {call}",
+        ]
+    src += ["def may_match(string):", *(g.replace(_FAIL, "False") for g in gate), "    return True"]
+    ns: dict[str, Any] = {"_raw": raw, "_box": _box, "_lowered": _lowered, "_MAX": sys.maxsize}
+    if alternation:
+        ns["_alt"] = re.compile(alternation).search
+    exec("\n".join(src) + "\n", ns)  # noqa: S102 - the literals are the core's own patterns', written with repr
+    return {n: ns[n] for n in (*_METHODS, *_SUBS, "may_match")}
+
+
+def _always(string: str) -> bool:
+    return True
 
 
 class GatedPattern:
     """A compiled pattern behind a literal check (see the module doc). Quacks like ``re.Pattern``:
     ``search``, ``match``, ``fullmatch``, ``finditer``, ``findall``, ``sub`` and ``subn`` are checked
-    first; anything else is the pattern's own."""
+    first (functions generated per pattern, on first use, kept on the instance); ``split`` is the
+    pattern's own."""
 
-    __slots__ = ("raw", "pattern", "flags", "groups", "groupindex", "_literals", "_may")
+    search: Callable[..., re.Match[str] | None]
+    match: Callable[..., re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
+    findall: Callable[..., list[Any]]
+    sub: Callable[..., str]
+    subn: Callable[..., tuple[str, int]]
+    may_match: Callable[[str], bool]  # False only when the pattern cannot match anywhere in the text
 
     def __init__(self, raw: re.Pattern[str]) -> None:
         self.raw = raw
@@ -185,79 +241,45 @@ class GatedPattern:
         self.flags: int = raw.flags
         self.groups: int = raw.groups
         self.groupindex = raw.groupindex
-        # the check is built on first use: ~250 patterns parsed again at import would add ~130 ms
+        # the methods are built on first use: ~250 patterns parsed again at import would add ~130 ms
         # to start-up, where the first question needs a third of them
         self._literals: frozenset[str] | None = None
-        self._may: Callable[[str], bool] | None = self._build
+        self._built = False
+        for name in (*_METHODS, *_SUBS, "may_match"):
+            setattr(self, name, _First(self, name))
 
-    def _build(self, string: str) -> bool:
-        lits, icase = required_literals(self.raw.pattern, self.raw.flags)
-        self._literals = lits
-        may = _literal_check(lits, icase) if lits else None
-        self._may = may
-        return may is None or may(string)
+    def _build(self) -> None:
+        if not self._built:
+            lits, icase = required_literals(self.raw.pattern, self.raw.flags)
+            self._literals = lits
+            self.__dict__.update(_gated(self.raw, lits, icase))
+            self._built = True
 
     @property
     def literals(self) -> frozenset[str] | None:
         """Literals one of which every match contains (lowered under IGNORECASE), or None."""
-        if self._may == self._build:
-            self._build("")
+        self._build()
         return self._literals
-
-    def may_match(self, string: str) -> bool:
-        """False only when the pattern cannot match anywhere in ``string``."""
-        may = self._may
-        return may is None or may(string)
-
-    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        may = self._may
-        if may is not None and not may(string):
-            return None
-        return self.raw.search(string, pos, endpos)
-
-    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        may = self._may
-        if may is not None and not may(string):
-            return None
-        return self.raw.match(string, pos, endpos)
-
-    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        may = self._may
-        if may is not None and not may(string):
-            return None
-        return self.raw.fullmatch(string, pos, endpos)
-
-    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
-        may = self._may
-        if may is not None and not may(string):
-            return iter(())
-        return self.raw.finditer(string, pos, endpos)
-
-    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        may = self._may
-        if may is not None and not may(string):
-            return []
-        return self.raw.findall(string, pos, endpos)
-
-    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
-        may = self._may
-        if may is not None and not may(string):
-            return string
-        return self.raw.sub(repl, string, count)
-
-    def subn(
-        self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0
-    ) -> tuple[str, int]:
-        may = self._may
-        if may is not None and not may(string):
-            return string, 0
-        return self.raw.subn(repl, string, count)
 
     def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
         return self.raw.split(string, maxsplit)
 
     def __repr__(self) -> str:
         return f"gated_re.compile({self.pattern!r}, {self.flags!r})"
+
+
+class _First:
+    """A method before the pattern's first use: builds them all, then calls the real one."""
+
+    __slots__ = ("owner", "name")
+
+    def __init__(self, owner: GatedPattern, name: str) -> None:
+        self.owner = owner
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.owner._build()
+        return getattr(self.owner, self.name)(*args, **kwargs)
 
 
 def compile(pattern: str, flags: int | re.RegexFlag = 0) -> GatedPattern:  # noqa: A001 - re.compile's name

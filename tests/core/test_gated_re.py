@@ -76,6 +76,22 @@ def test_an_ascii_text_is_not_scanned_for_chinese() -> None:
     assert gated_re.compile(r"[\u4e00-\u9fff]|abc").may_match("xabcx")
 
 
+def test_every_method_answers_as_re_does_with_literals_that_look_like_code() -> None:
+    """The checked methods are generated as source per pattern: literals holding braces, quotes or
+    backslashes stay data, and every method returns what re's own does, gated or not."""
+    for pattern in (r"a\{b\}|c\{d", r"'x'|\"y\"", r"\\n|tab\t", r"(?:q)?"):
+        raw = re.compile(pattern, re.I)
+        p = gated_re.compile(pattern, re.I)
+        for text in ("xx C{D a{b}", "'X' \"y\"", "\\N tab\t", "nothing here", ""):
+            assert repr(p.search(text)) == repr(raw.search(text))
+            assert repr(p.match(text)) == repr(raw.match(text))
+            assert repr(p.fullmatch(text)) == repr(raw.fullmatch(text))
+            assert [m.span() for m in p.finditer(text)] == [m.span() for m in raw.finditer(text)]
+            assert p.findall(text) == raw.findall(text)
+            assert p.sub("_", text) == raw.sub("_", text) and p.subn("_", text) == raw.subn("_", text)
+            assert p.split(text) == raw.split(text)
+
+
 def test_a_text_without_the_literal_is_not_scanned() -> None:
     p = gated_re.compile(r"\b(?:rent|lease)\w*\b", re.I)
     assert p.literals == frozenset({"rent", "lease"})
