@@ -166,6 +166,15 @@ def test_serve_answer_in_both_languages() -> None:
     assert zh.language is Lang.ZH_HANS and "用户" in zh.verdict
 
 
+def test_serve_answer_for_one_user_says_one_user() -> None:
+    """A card that serves a single user says so, not "about 1 users"."""
+    en = answer("how many concurrent users can a single h100 serve llama 3 70b fp8")
+    zh = answer("一张h100用fp8跑llama 3 70b能同时服务多少用户")
+    assert en.serving is not None and en.serving["concurrent_users"] == 1 == zh.serving["concurrent_users"]
+    assert "one user at a time" in en.verdict and "1 users" not in en.text
+    assert "1 个用户" in zh.verdict
+
+
 def _ask_json(q: str) -> dict[str, object]:
     out = subprocess.run(
         [sys.executable, "-m", "bot", "ask", "--json", q],

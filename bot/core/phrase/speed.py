@@ -421,7 +421,7 @@ def serve(env: Env, r: ServeResult) -> Phrased:
             else:
                 s = t(
                     L,
-                    "serve.verdict",
+                    "serve.verdict_one" if s_.concurrent_users == 1 else "serve.verdict",
                     card=_card(env, x),
                     users=s_.concurrent_users,
                     model=m.name,
