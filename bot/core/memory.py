@@ -509,9 +509,11 @@ def resolve_workload(
         fused_attention=bool(fused_attention),
         lora_rank=rank,
         resolution=resolution if model.kind in ("cnn", "diffusion") else None,
+        # inference: the encoders go back to CPU after the prompt; LoRA / QLoRA training: their
+        # outputs are cached before training (the encoders are never on the card while it trains)
         offload_text_encoders=bool(offload_text_encoders or (cpu_offload and not trains))
         and model.kind == "diffusion"
-        and task is Task.INFERENCE,
+        and (task is Task.INFERENCE or method in (Method.LORA, Method.QLORA)),
         notes=tuple(notes),
         pure_16bit=pure,
         amp=mixed_asked,
@@ -677,6 +679,15 @@ def _component_bytes(m: Model, w: Workload, per: float) -> list[tuple[Any, float
     return out
 
 
+def _text_encoder_bytes(m: Model, w: Workload) -> float:
+    """The bytes of a diffusion pipeline's text encoders as ``_weight_bytes`` counts them."""
+    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
+    if per >= 2.0:
+        return per * sum(c.params for c in m.components if c.role == "text_encoder")
+    return sum(b for c, b, _ in _component_bytes(m, w, per) if c.role == "text_encoder")
+
+
 def _adafactor_bytes(m: Model) -> float:
     """Adafactor's factored second moment: 4*(rows+cols) bytes per matrix, i.e. 4*(1/h + 1/f)
     per parameter of an h x f matrix (Shazeer & Stern 2018, section 3)."""
@@ -712,11 +723,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
         if w.offload_text_encoders and m.components and w.weights_bytes is None:
             # the prompt is encoded once, then the encoders go back to CPU RAM (diffusers'
             # enable_model_cpu_offload)
-            per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
-            if per >= 2.0:
-                weights -= per * sum(c.params for c in m.components if c.role == "text_encoder")
-            else:
-                weights -= sum(b for c, b, _ in _component_bytes(m, w, per) if c.role == "text_encoder")
+            weights -= _text_encoder_bytes(m, w)
         grads = opt = 0.0
     elif w.method is Method.FULL:
         train_p = _trainable_params(m)
@@ -759,6 +766,10 @@ def _terms(m: Model, w: Workload) -> _Terms:
                 # fp32 base under autocast: each matmul gets a 16-bit copy of its frozen weight,
                 # which F.linear saves for the backward (grad of the input needs the weight)
                 act_fixed += 2.0 * m.params
+        if w.offload_text_encoders and m.components:
+            # text-encoder outputs cached before training (diffusers' compute_embeddings.py,
+            # kohya's --cache_text_encoder_outputs): the frozen encoders are not on the card
+            weights -= _text_encoder_bytes(m, w)
         if quantized:
             # bitsandbytes dequantizes the current layer's weight to 16 bits for each matmul
             # (bitsandbytes/autograd/_functions.py, MatMul4Bit: F.dequantize_4bit(B).to(A.dtype));
@@ -1438,6 +1449,35 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 precision=P.BF16,
             )
             out.append(Change("with LoRA", {"method": "lora"}, lora))
+        te_cached = (
+            model.kind == "diffusion"
+            and w.method in (Method.LORA, Method.QLORA)
+            and not w.offload_text_encoders
+            and any(c.role == "text_encoder" for c in model.components)
+        )
+        if te_cached:
+            # diffusion LoRA: the text encoders' outputs cached before training, the encoders off the card
+            patch: dict[str, Any] = {"offload_text_encoders": True}
+            if not w.grad_checkpointing:
+                patch["grad_checkpointing"] = True
+            both = replace(w, offload_text_encoders=True, grad_checkpointing=True)
+            out.append(Change("with the text encoders' outputs cached", patch, both))
+        if model.kind == "diffusion" and w.method is Method.LORA:
+            # QLoRA of the denoiser (bitsandbytes NF4 base, as in Hugging Face's FLUX QLoRA recipe)
+            out.append(
+                Change(
+                    "with QLoRA, the text encoders' outputs cached",
+                    {"method": "qlora", "offload_text_encoders": True},
+                    replace(
+                        w,
+                        method=Method.QLORA,
+                        precision=P.INT4,
+                        nf4=True,
+                        grad_checkpointing=True,
+                        offload_text_encoders=bool(model.components),
+                    ),
+                )
+            )
         if w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
             qlora = replace(
                 w,

@@ -202,7 +202,7 @@ def describe(env: Env, w: Workload, *, context: bool = True) -> str:
     if w.resolution:
         parts.append(t(L, "wl.px", px=w.resolution))
     if w.offload_text_encoders:
-        parts.append(t(L, "wl.offload"))
+        parts.append(t(L, "wl.cache_te" if w.trains else "wl.offload"))
     if w.cpu_offload:
         parts.append(t(L, "wl.cpu_offload"))
     if w.trains and w.grad_checkpointing:
@@ -317,10 +317,13 @@ def fix_phrase(env: Env, fix: FixOption, asked: GPU | None) -> str:
             bits.append(t(L, "chg.precision", v=enum_word(env, "prec_chg", c.after)))
         else:
             bits.append(t(L, f"chg.{k}", v=_value(env, k, c.after)))
-    if offload:
-        bits = (
-            [t(L, "chg.offload_with", what=join(env, bits))] if bits else [t(L, "chg.offload_text_encoders")]
+    if offload:  # training: the encoders' outputs are cached; inference: the encoders go back to CPU
+        with_, alone = (
+            ("chg.cache_with", "chg.cache_text_encoders")
+            if fix.trains
+            else ("chg.offload_with", "chg.offload_text_encoders")
         )
+        bits = [t(L, with_, what=join(env, bits))] if bits else [t(L, alone)]
     if cards is not None:
         par = enum_word(env, "par_short", fix.parallelism)
         if bits:
