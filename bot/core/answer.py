@@ -16,13 +16,18 @@ import logging
 import re
 from collections.abc import Callable
 
-from bot.core import language, render
+from bot.core import conversation, language, render, specs_fallback
 from bot.core.copy_with import copy_with
 from bot.core.engine import compute
+from bot.core.engine.speed_answers import speed_json
 from bot.core.knowledge import GPU, Catalog, get_catalog
 from bot.core.limits import validate_query
+from bot.core.matching import get_matcher, normalize
+from bot.core.names import card_label
 from bot.core.parsing import parse
 from bot.core.phrase import Env, Phrased, phrase, phrase_notes
+from bot.core.phrase.prices import stale_line
+from bot.core.prices import STALE_MONTHS, is_stale
 from bot.core.results import (
     AdviceResult,
     CompareResult,
@@ -120,7 +125,6 @@ def answer(
 def _carried(ans: Answer, context: Context | None) -> Answer:
     """The context the next turn sees (bot.core.conversation): the question answered and the prices
     of the cards shown; a turn that understood nothing keeps the last question."""
-    from bot.core import conversation
 
     shown = tuple(
         float(p)
@@ -275,9 +279,6 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         speeds = _speeds_for_json(cat, result)
     stale = _stale_dates(result, recs, comparison)
     if stale:
-        from bot.core.phrase.prices import stale_line
-        from bot.core.prices import STALE_MONTHS
-
         line = stale_line(env, stale, STALE_MONTHS)
         if line and line not in ph.basis:
             ph.basis.append(line)
@@ -351,15 +352,11 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
         and q.intent not in (Intent.HELP, Intent.LIST)
         and not isinstance(result, FitResult | InfoResult | ModelPicksResult)
     ):
-        from bot.core import specs_fallback
-
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
                 out.append(phrase)
     elif q.gpus and q.intent not in (Intent.HELP, Intent.LIST):
         # "rtx 10000 vs 4090": a card-like name beside a known card is said too, not dropped
-        from bot.core import specs_fallback
-        from bot.core.matching import get_matcher, normalize
 
         named = " ".join(q.gpus)
         for phrase in specs_fallback.card_mentions(q.text):
@@ -377,7 +374,6 @@ def _speeds_for_json(cat: Catalog, result: Result) -> Callable[[], tuple[list, l
     """The absolute ``speed`` object of each fit entry and recommendation (issue 12 contract),
     written into the JSON: no surface says it in words, so it is computed when the JSON is written
     (``Answer.to_json``), not for every answer."""
-    from bot.core.engine.speed_answers import speed_json
 
     if isinstance(result, FitResult):
         items = result.items
@@ -462,14 +458,12 @@ def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
         dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
     if not dates:
         return []
-    from bot.core.prices import is_stale
 
     today = _dt.date.today()
     return sorted(d for d in dates if is_stale(d, today))
 
 
 def _card(g: GPU) -> str:
-    from bot.core.names import card_label
 
     return card_label(g)
 

@@ -44,16 +44,19 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from bot.core import gated_re, specs_fallback
+from bot.core import conversation, facts, filters, gated_re, specs_fallback
 from bot.core import understand_advice as _understand_advice
 from bot.core import understand_multi as _understand_multi
 from bot.core.gated_re import GatedPattern
+from bot.core.kv_cache import asks_full_context, asks_max_context, settle
 from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
+from bot.core.price_parse import PriceQuestionKind, parse_price_question
 from bot.core.types import Choice, Context, Intent, Note, NoteCode, Query, Task, note
 from bot.core.understand import budgets, card_typos, intent, names, numbers, settings
 from bot.core.understand.names import short_gpu
 from bot.core.understand.text import CJK_RE, blank
+from bot.core.understand_time import refine
 
 __all__ = ["parse", "MAX_TEXT"]
 
@@ -101,8 +104,6 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         # second is said back to ask on its own (one answer per message, never a mix of the two)
         raw, more = raw[: split.start() + 1], raw[split.end() :].strip()
     try:
-        from bot.core.understand_time import refine  # speed / time / serving questions (issue 12)
-
         q = refine(_lost_budget(_with_prices(_parse(raw, catalog, context), catalog)))
         q = _with_engine_and_ram(q, catalog)  # engine and system RAM (issue 11)
         q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
@@ -119,7 +120,6 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
 def _with_context(q: Query, catalog: Any) -> Query:
     """Issue 17: "max context for X on Y" asks for the longest context; "at full context" runs the
     model at its own maximum (said in the answer); the KV cache type the engine really offers."""
-    from bot.core.kv_cache import asks_full_context, asks_max_context, settle
 
     text = q.text.lower()
     if q.kv_cache is not None:
@@ -248,12 +248,9 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     follow = prev is not None and any(n.code is NoteCode.FOLLOW_UP for n in q.notes)
     if not follow and not _PRICE_GATE.search(q.text) and not _HOURS_SHORT.search(q.text):
         return q
-    from bot.core.price_parse import PriceQuestionKind, parse_price_question
 
     pq = parse_price_question(q.text, get_matcher(catalog).catalog)
     if prev is not None and follow:
-        from bot.core import conversation
-
         # "what about 8 hours a day" after a rent-or-buy answer: what this turn says over what was said
         pq = replace(
             pq,
@@ -496,7 +493,6 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     last = context.last if context is not None else None
     if last is None or kind is Intent.LIST:  # HELP too: "seq 512?" masks to a bare "?"
         return q
-    from bot.core import conversation
 
     turn = conversation.Turn(
         text=norm,
@@ -556,7 +552,6 @@ _FILTER_INTENTS = (Intent.RECOMMEND, Intent.LIST, Intent.UNKNOWN, Intent.INFO, I
 
 def _with_card_filter(q: Query) -> Query:
     """Constraints on the cards' specs with no model or card named: a filter question (issue 10)."""
-    from bot.core import filters
 
     if q.models or q.intent not in _FILTER_INTENTS:
         return q
@@ -575,7 +570,6 @@ def _with_card_filter(q: Query) -> Query:
 def _with_fact(q: Query) -> Query:
     """ "how many attention heads does mistral 7b have", "4090 tdp": one fact about one model or card is
     an info question, not a buying list (bot.core.facts; issue 10)."""
-    from bot.core import facts
 
     if q.budget_usd is not None or q.needs_clarification:
         return q

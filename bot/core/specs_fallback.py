@@ -22,6 +22,7 @@ from rapidfuzz import fuzz, process, utils
 
 from bot.core import gated_re, support, tensor_rates
 from bot.core.knowledge import GPU
+from bot.core.matching import get_matcher, normalize
 
 __all__ = [
     "find_card",
@@ -135,7 +136,6 @@ def other_cards(text: str) -> list[str]:
     phrases = card_mentions(text)
     if not phrases:
         return []
-    from bot.core.matching import get_matcher, normalize
 
     matcher = get_matcher()
     return [

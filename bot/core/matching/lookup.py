@@ -8,6 +8,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
+from bot.core.knowledge import get_catalog
 from bot.core.matching.find import MentionFinder
 from bot.core.matching.index import NAME_CUTOFF, SUGGEST_CUTOFF, Match, Mention, _numsig
 from bot.core.matching.text import Kind, Token, normalize, tokenize, tokens
@@ -196,8 +197,6 @@ _CACHE: dict[int, Matcher] = {}
 def get_matcher(catalog: Any = None) -> Matcher:
     """The matcher for ``catalog`` (the default catalog when None), cached per catalog object."""
     if catalog is None:
-        from bot.core.knowledge import get_catalog
-
         catalog = get_catalog()
     m = _CACHE.get(id(catalog))
     if m is None or m.catalog is not catalog:

@@ -9,9 +9,15 @@ package's imports to hold that.
 
 from __future__ import annotations
 
+from bot.core.phrase import multi as _multi_phrase
 from bot.core.phrase import prices
+from bot.core.phrase import speed as _speed_phrase
+from bot.core.phrase.advice import advice as _advice
 from bot.core.phrase.catalog import t, to_traditional
 from bot.core.phrase.common import Env, note_line
+from bot.core.phrase.facts import with_facts
+from bot.core.phrase.filters import filtered
+from bot.core.phrase.picks import model_picks
 from bot.core.phrase.replies import (
     Phrased,
     compare,
@@ -67,8 +73,6 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
     elif isinstance(result, InfoResult):
         out = info(env, result)
         if result.facts:  # the fact asked leads (issue 10)
-            from bot.core.phrase.facts import with_facts
-
             out = with_facts(env, result, out)
     elif isinstance(result, ListResult):
         out = listing(env, result)
@@ -88,16 +92,10 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
     elif isinstance(result, FailedResult):
         out = Phrased(verdict=t(env.lang, "error.sorry"))
     elif isinstance(result, ModelPicksResult):  # issue 17: best models for a card and a task
-        from bot.core.phrase.picks import model_picks
-
         return model_picks(env, result)
     elif isinstance(result, FilterResult):  # issue 10
-        from bot.core.phrase.filters import filtered
-
         out = filtered(env, result)
     elif isinstance(result, SpeedResult | TimeResult | ServeResult):
-        from bot.core.phrase import speed as _speed_phrase  # issue 12
-
         if isinstance(result, SpeedResult):
             out = _speed_phrase.speed(env, result)
         elif isinstance(result, TimeResult):
@@ -105,12 +103,8 @@ def phrase(result: Result, q: Query, env: Env) -> Phrased:
         else:
             out = _speed_phrase.serve(env, result)
     elif isinstance(result, MultiResult):  # several cards (issues 10, 17)
-        from bot.core.phrase import multi as _multi_phrase
-
         out = _multi_phrase.multi(env, result)
     elif isinstance(result, AdviceResult):  # judgement questions (issue 10)
-        from bot.core.phrase.advice import advice as _advice
-
         out = _advice(env, result)
     else:  # pragma: no cover - every result type is handled above
         raise TypeError(type(result).__name__)

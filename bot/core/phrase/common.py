@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
-from bot.core.phrase.catalog import t
+from bot.core.phrase.catalog import messages, t
 from bot.core.quick_init import quick_init
 from bot.core.results import Assumption, AssumptionName, ChangeKind, FixOption
 from bot.core.types import Lang, Method, Note, NoteCode, Optimizer, Precision, Task
@@ -82,7 +82,6 @@ def gb_band(env: Env, value_gb: float, low: float | None, high: float | None) ->
 def enum_word(env: Env, group: str, value: Any) -> str:
     """The word for an enum value ("opt.adamw" -> "AdamW"); the value itself when none is written."""
     key = f"{group}.{value}"
-    from bot.core.phrase.catalog import messages
 
     return t(env.lang, key) if key in messages(env.lang) else str(value)
 

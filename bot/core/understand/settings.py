@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core.gated_re import GatedPattern
+from bot.core.kv_cache import read as _read_kv_cache
 from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
 from bot.core.understand.text import blank as _blank
@@ -136,9 +137,7 @@ def _task(text: str) -> Task | None:
 
 def kv_cache(masked: str) -> tuple[str | None, str]:
     """The KV cache's data type ("q8 kv cache", "kv cache fp8", "KV缓存 q8"), blanked once read."""
-    from bot.core.kv_cache import read
-
-    kv, spans = read(masked)
+    kv, spans = _read_kv_cache(masked)
     for a, b in spans:
         masked = _blank(masked, a, b)
     return kv, masked
