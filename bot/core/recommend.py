@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.core import memory, speed
+from bot.core import memory, prices, speed
 from bot.core.copy_with import copy_with
+from bot.core.engine import builds
 from bot.core.memory import GB, Estimate, Workload
 from bot.core.quick_init import quick_init
 from bot.core.results import Reason, ReasonCode
@@ -160,7 +161,6 @@ def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
     pq = q.price_question
     if pq is None or not (pq.quotes or pq.filters.condition):
         return None
-    from bot.core import prices
 
     quoted: dict[str, Any] = {}
     for x in pq.quotes:
@@ -284,8 +284,6 @@ def _build_candidates(
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which."""
-    from bot.core.engine import builds
-
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
         return w, _candidates(catalog, model, w, need, price_of)
     all_builds = builds.builds_of(catalog, model)
@@ -413,8 +411,6 @@ def _issue11_notes(
 ) -> list[Note]:
     """MoE total/active parameters; when no single card holds the model, the multi-card setups
     that do (release build and Q4_K_M), fewest cards first."""
-    from bot.core.engine import builds
-
     out: list[Note] = []
     if model.kind == "moe-decoder" and model.active_params:
         out.append(
@@ -475,8 +471,6 @@ def _issue11_notes(
 def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
     Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
-    from bot.core.engine import builds
-
     if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
         return []
     boxes = sorted(
@@ -527,8 +521,6 @@ OFFLOAD_CARDS = ("rtx-4090", "rtx-3090")
 def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No card holds an MoE model: its Q4_K_M build with the routed experts in system RAM
     (llama.cpp ``--n-cpu-moe`` / ``-ot``, KTransformers) when the rest fits one 24 GB card."""
-    from bot.core.engine import builds
-
     if model.kind != "moe-decoder" or not builds.builds_apply(model, q):
         return []
     q4 = next((b for b in builds.builds_of(catalog, model) if b.format_id == "gguf-q4_k_m"), None)

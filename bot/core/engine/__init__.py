@@ -161,7 +161,6 @@ def _with_own_counts(q: Query, gpus: list[GPU]) -> Query:
     3090", ``Query.other_gpu_counts``), the catalog cards' as read (``gpu_counts`` / ``num_gpus``)."""
     if len(gpus) == len(q.gpus) or not q.other_gpu_counts:
         return q
-    from bot.core import specs_fallback
 
     catalog = dict(zip(q.gpus, q.gpu_counts or [q.num_gpus] * len(q.gpus), strict=False))
     own: dict[str, int] = {}

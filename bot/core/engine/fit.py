@@ -15,7 +15,7 @@ from bot.core.engine.common import (
     memory_variant,
     split_parallelism,
 )
-from bot.core.formats import Build
+from bot.core.formats import Build, release_format_id
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.kv_cache import KV_TYPES
 from bot.core.measured import find as find_measured
@@ -294,8 +294,6 @@ def _asked_command(
     fmt = cat.formats.get(fid or "")
     if fmt is None:
         return None
-    from bot.core.formats import release_format_id
-
     fits = bool(entry.fits)
     return commands.command_for(
         m,

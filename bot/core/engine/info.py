@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core import memory
+from bot.core import facts, memory, prices
+from bot.core.engine import builds
+from bot.core.engine.common import memory_variant
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.names import is_uncurated
 from bot.core.price_parse import PRICE_QUESTION, RENT_QUESTION
@@ -16,7 +18,6 @@ __all__ = ["info_result", "list_result", "filter_result", "PRICE_QUESTION"]
 
 def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> InfoResult:
     mfacts = []
-    from bot.core.engine import builds
 
     for m in models:
         e = memory.estimate(m, None, task=Task.INFERENCE)
@@ -42,8 +43,6 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
                 m, e.total / memory.GB, e.weights / memory.GB, e.workload.precision, fmt_id, kv_full, kv_plain
             )
         )
-    from bot.core.engine import builds
-    from bot.core.engine.common import memory_variant
 
     gpus = [memory_variant(g, q.text) for g in gpus]
     runs: tuple[tuple[GPU, tuple[builds.Runs, ...]], ...] = ()
@@ -52,10 +51,7 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
     cloud: tuple[tuple[GPU, tuple[Any, ...]], ...] = ()
     no_cloud = q.price_question is not None and q.price_question.filters.no_cloud  # issue 14
     if gpus and RENT_QUESTION.search(q.text) and not no_cloud:
-        from bot.core import prices
-
         cloud = tuple((g, prices.cloud_prices(cat, g.id)) for g in gpus[:2])
-    from bot.core import facts
 
     asked = facts.asked(q.text.lower(), bool(models), bool(gpus))  # the one fact asked, said first
     return InfoResult(

@@ -17,13 +17,16 @@ from bot.core.phrase.common import (
     assumption_line,
     breakdown_line,
     budget_phrase,
+    change_hint,
     describe,
     enum_word,
     fix_phrase,
+    format_label,
     gb,
     gb_band,
     join,
     legacy_note,
+    note_line,
     price_label,
     quote_label,
     task_phrase,
@@ -149,7 +152,6 @@ def _max_ctx_verdict(env: Env, model: str, where: str, per: str, fmt_label: str,
 
 def fit_builds(env: Env, r: FitResult) -> Phrased:
     """One (model, card) judged at the builds people run: the best that fits first."""
-    from bot.core.phrase.common import format_label, note_line
 
     L = env.lang
     first = r.items[0]
@@ -355,7 +357,6 @@ def fit(env: Env, r: FitResult) -> Phrased:
         if it.full_finetune_gb is not None:
             details.append(t(L, "fit.full_would_need", gb=gb(env, it.full_finetune_gb)))
     cards = {it.gpu.id: it.gpu for it in r.items}
-    from bot.core.phrase.common import note_line
 
     for n_ in r.notes:
         line = note_line(env, n_, cards)
@@ -403,8 +404,6 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
         if len(r.items) == 1:
             lines.append(breakdown_line(env, it.breakdown.parts()))
         if it.builds:
-            from bot.core.phrase.common import format_label
-
             parts = [
                 t(
                     L,
@@ -447,7 +446,6 @@ def fit_alone(env: Env, r: FitAloneResult) -> Phrased:
             )
         elif s is Smallest.NONE:
             lines.append(t(L, "alone.none"))
-    from bot.core.phrase.common import note_line
 
     for n_ in r.notes:
         lines.append(note_line(env, n_))
@@ -554,7 +552,6 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
                     budget=fmt.usd(r.budget_usd, L),
                 )
             )
-    from bot.core.phrase.common import note_line
 
     for n_ in r.notes:
         details.append(note_line(env, n_))
@@ -563,7 +560,6 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
     if any(p.price_quote is not None and p.price_quote.origin == "quoted" for p in r.picks):
         details.append(t(L, "rec.quoted_used"))
     batch = t(L, "rec.batch_default" if r.batch_was_default else "rec.batch", batch=r.batch_needed)
-    from bot.core.phrase.common import change_hint
 
     assumptions = [t(L, "rec.assumed", desc=describe(env, w), batch=batch, hint=change_hint(env, w, m))]
     if r.measured_count:
@@ -600,7 +596,6 @@ def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
     for n_ in r.notes:
         if n_.code is NoteCode.MULTI_CARD_SETUPS and n_.values.get("fmt") and n_.values.get("setups"):
             s = n_.values["setups"][0]
-            from bot.core.phrase.common import format_label
 
             setup = t(env.lang, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], env.lang))
             return t(
@@ -882,7 +877,6 @@ def _gpu_facts(env: Env, g: GPU, uncurated: bool) -> list[str]:
 
 def _runs_lines(env: Env, r: InfoResult) -> list[str]:
     """ "What can I run on X": the largest LLMs that fit and the build each runs as."""
-    from bot.core.phrase.common import format_label
 
     GIB = 2**30  # the catalog's memory sizes are sold in GiB
 
@@ -939,7 +933,6 @@ def _runs_lines(env: Env, r: InfoResult) -> list[str]:
 
 
 def info(env: Env, r: InfoResult) -> Phrased:
-    from bot.core.phrase.common import format_label
 
     L = env.lang
     lines: list[str] = []
