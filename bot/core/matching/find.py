@@ -11,6 +11,9 @@ from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Kind, Token, tokenize
 
 __all__ = ["MentionFinder"]
 
+#: words after a number that make it a count or a size, never a version in a model name
+_COUNT_UNITS = frozenset({"x", "gb", "tb", "bit", "bits", "k", "gpu", "gpus", "card", "cards", "way", "times"})
+
 
 class MentionFinder(NameIndex):
     """:meth:`mentions`: the names in a text, in order, with where each sits."""
@@ -86,6 +89,31 @@ class MentionFinder(NameIndex):
                 continue
             n, target = hit
             j = i + n
+            if target.kind == "model" and not target.family and j < len(work) and work[j].text in self._model_words:
+                # "mistral large": the words after an exact name read other models (Mistral Large 2 / 3),
+                # not the one the short name is an alias of (Mistral 7B): a partial name of those
+                ext = self._extend_model(work, i, j, target.ids[0], used)
+                if ext is not None:
+                    ext_ids, j = ext
+                    start, end = work[i].start, work[j - 1].end
+                    corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+                    out.append(
+                        Mention(
+                            "model",
+                            ext_ids,
+                            start,
+                            end,
+                            norm[start:end],
+                            exact=not corr,
+                            family=len(ext_ids) > 1,
+                            partial=True,
+                            corrected=corr,
+                        )
+                    )
+                    for k in range(i, j):
+                        used[k] = True
+                    i = j
+                    continue
             ids = target.ids
             family = target.family
             start, end = work[i].start, work[j - 1].end
@@ -221,6 +249,27 @@ class MentionFinder(NameIndex):
                 used[k] = True
             i = j
         return out
+
+    def _extend_model(
+        self, work: Sequence[Token], i: int, j: int, mid: str, used: list[bool]
+    ) -> tuple[tuple[str, ...], int] | None:
+        """(models, end) when the name words after the exact name ``work[i:j]`` narrow it to other models
+        ("mistral large" -> Mistral Large 2, 3), or None (they name ``mid`` itself, or nothing).
+        A number followed by a count or unit ("mistral 2x 4090", "mistral 4 bit") is no name word."""
+        k = j
+        while k < len(work) and k - i < 6 and not used[k] and work[k].text in self._model_words:
+            w = work[k].text
+            if w[0].isdigit() and k + 1 < len(work) and work[k + 1].text in _COUNT_UNITS:
+                break
+            k += 1
+        words = [t.text for t in work[i:k]]
+        ids = self._models_with(words)
+        while not ids and k > j + 1 and not words[-1][0].isdigit():
+            words, k = words[:-1], k - 1
+            ids = self._models_with(words)
+        if k == j or not ids or mid in ids:
+            return None
+        return tuple(ids), k
 
     def _models_with(self, words: Sequence[str]) -> list[str]:
         need = set(words)

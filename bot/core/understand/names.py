@@ -68,7 +68,7 @@ def resolve(
             # "kimi k3", "glm 4.7", "deepseek v4": the brand is known, that version is not; said back
             # with the versions known (never Kimi K2 read silently for "kimi k3")
             notes.append(note(NoteCode.UNKNOWN_NAME, word=versioned))
-            known = _family_names(matcher, mn.ids)
+            known = _family_names(matcher, [*mn.ids, *_family_ids(matcher, mn.text.strip().lower())])
             if known:
                 suggestions.append(note(NoteCode.DID_YOU_MEAN, names=known))
             continue
@@ -331,16 +331,53 @@ def _version_known(matcher: Matcher, ids: Sequence[str], version: str) -> bool:
 
 
 def _version_unknown(matcher: Matcher, mn: Mention, masked: str) -> str | None:
-    """ "kimi k3": the name as typed with its version, when the version after a matched brand names no
-    model of that brand in the catalog (None when there is no version, or a known one)."""
-    m = _VERSION_AFTER_RE.match(masked, mn.end)
-    if m is None or _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
+    """ "kimi k3", "mistral huge 9": the name as typed with its version (and the tier words before it),
+    when that names no model of that brand in the catalog (None when there is no version, or a known one)."""
+    if _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
         return None  # ("qwen3 8b", "llama 3 8b": the name already carries its version)
+    m = _VERSION_AFTER_RE.match(masked, mn.end)
+    words: list[str] = []
+    if m is None:
+        t = _TIER_VERSION_AFTER_RE.match(masked, mn.end)
+        if t is None:
+            return None
+        words = t.group(1).split()
+        if not all(w in _TIER_WORDS or w not in STOP_WORDS for w in words):
+            return None  # "mistral on 2 cards", "llama for 3 hours": plain words, not a name
+        m = t
+        version = t.group(2)
+    else:
+        version = m.group(1)
     brand = mn.text.strip().lower()
     ids = list(dict.fromkeys([*mn.ids, *_family_ids(matcher, brand)]))
-    if _version_known(matcher, ids, m.group(1)):
+    if words:  # "mistral large 2": only the members named with those words can know the version
+        ids = [i for i in ids if set(words) <= _name_words(matcher, i)]
+    if ids and _version_known(matcher, ids, version):
         return None
-    return f"{mn.text.strip()} {m.group(1)}"
+    return " ".join([mn.text.strip(), *words, version])
+
+
+#: words that sit between a model brand and its version ("mistral large 3", "qwen max 2")
+_TIER_WORDS = frozenset(
+    {
+        "large", "small", "medium", "mini", "nano", "micro", "tiny", "huge", "giant", "big", "pro", "max",
+        "ultra", "plus", "lite", "turbo", "flash", "base", "instruct", "chat", "coder", "vision", "next",
+    }
+)  # fmt: skip
+#: one or two words, then a version, after a brand ("mistral huge 9"); same version rules as above
+_TIER_VERSION_AFTER_RE = gated_re.compile(
+    r"[\s-]([a-z]{2,12}(?:[\s-][a-z]{2,12})?)[\s-](v?\d{1,2}(?:\.\d{1,2})?)(?![\w.])(?!\s?(?:b|gb|x)\b)",
+    re.ASCII,
+)
+
+
+def _name_words(matcher: Matcher, mid: str) -> set[str]:
+    """The words of a model's name, id and aliases."""
+    m = matcher.entry("model", mid)
+    out: set[str] = set()
+    for text in (mid, str(getattr(m, "name", "")), *(getattr(m, "aliases", ()) or ())):
+        out.update(_TOKEN_SPLIT_RE.split(text.lower()))
+    return out
 
 
 def _brand_version_unknown(matcher: Matcher, masked: str) -> tuple[str, list[str]] | None:
