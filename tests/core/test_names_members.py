@@ -35,7 +35,9 @@ def test_mistral_members_are_read_by_their_names(text: str, mid: str) -> None:
 
 def test_mistral_large_3_is_the_moe_with_its_announced_sizes() -> None:
     m = get_catalog().model("mistral-large-3")
-    assert m.kind == "moe-decoder" and round(m.params / 1e9) == 675 and round((m.active_params or 0) / 1e9) == 41
+    assert (
+        m.kind == "moe-decoder" and round(m.params / 1e9) == 675 and round((m.active_params or 0) / 1e9) == 41
+    )
     assert "params" in m.estimated  # the announcement's rounded figure, not a tensor sum
     large2 = get_catalog().model("mistral-large-2")
     # dense: untied embeddings + 88 x (GQA attention + SwiGLU + 2 norms) + final norm = the card's 123B

@@ -12,7 +12,9 @@ from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Kind, Token, tokenize
 __all__ = ["MentionFinder"]
 
 #: words after a number that make it a count or a size, never a version in a model name
-_COUNT_UNITS = frozenset({"x", "gb", "tb", "bit", "bits", "k", "gpu", "gpus", "card", "cards", "way", "times"})
+_COUNT_UNITS = frozenset(
+    {"x", "gb", "tb", "bit", "bits", "k", "gpu", "gpus", "card", "cards", "way", "times"}
+)
 
 
 class MentionFinder(NameIndex):
@@ -89,7 +91,12 @@ class MentionFinder(NameIndex):
                 continue
             n, target = hit
             j = i + n
-            if target.kind == "model" and not target.family and j < len(work) and work[j].text in self._model_words:
+            if (
+                target.kind == "model"
+                and not target.family
+                and j < len(work)
+                and work[j].text in self._model_words
+            ):
                 # "mistral large": the words after an exact name read other models (Mistral Large 2 / 3),
                 # not the one the short name is an alias of (Mistral 7B): a partial name of those
                 ext = self._extend_model(work, i, j, target.ids[0], used)
