@@ -128,8 +128,9 @@ class MentionFinder(NameIndex):
                 # a memory size next to the family name picks the member
                 picked = self._pick_by_memory(work, i, j, ids, used)
                 if picked is not None:
-                    gid, s2, e2, j2 = picked
-                    ids, family = (gid,), False
+                    # one member, or the several with that memory ("mac studio 128gb": M4 Max, M1 Ultra)
+                    ids, s2, e2, j2 = picked
+                    family = len(ids) > 1
                     start, end, j = min(start, s2), max(end, e2), max(j, j2)
             for k in range(i, j):
                 used[k] = True
@@ -154,14 +155,15 @@ class MentionFinder(NameIndex):
 
     def _pick_by_memory(
         self, work: Sequence[Token], i: int, j: int, ids: Sequence[str], used: list[bool]
-    ) -> tuple[str, int, int, int] | None:
-        def member(num: str) -> str | None:
+    ) -> tuple[tuple[str, ...], int, int, int] | None:
+        def member(num: str) -> tuple[str, ...] | None:
             try:
                 v = float(num)
             except ValueError:
                 return None
-            hits = [g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v]
-            return hits[0] if len(hits) == 1 else None
+            hits = tuple(g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v)
+            # several members with that memory: a narrower family, unless that is the whole family
+            return hits if hits and len(hits) < len(ids) else None
 
         # after: "a100 80gb", "a100 with 80 gb", "4060 ti (16gb)"
         for k in range(j, min(j + 3, len(work) - 1)):
@@ -178,7 +180,7 @@ class MentionFinder(NameIndex):
                 k = j + 1
                 if k < len(work) and work[k].text.isdigit() and len(work[k].text) == 1 and not work[k].spaced:
                     k += 1  # "sxm4" -> "sxm" "4"
-                return hits[0], work[j].start, work[k - 1].end, k
+                return (hits[0],), work[j].start, work[k - 1].end, k
         # before: "16gb 4060 ti", "80 gb a100"
         for k in range(i - 2, max(i - 5, -1), -1):
             if k >= 0 and not used[k] and work[k].text[0].isdigit() and work[k + 1].text == "gb":

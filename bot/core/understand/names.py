@@ -89,7 +89,15 @@ def resolve(
         if not mn.family:
             chosen = mn.ids[0]
         elif kind == "gpu":
+            if matcher.in_product_line(mn.ids) and any(
+                o.kind == "gpu" and o.id is not None and o.id in mn.ids for o in mentions
+            ):
+                continue  # "a mac studio with the m3 ultra": the member named says which one
             default, differs = matcher.family_default(mn.ids, mn.preferred)
+            odd_size = _size_no_member_has(matcher, mn, masked)
+            if odd_size is not None:
+                # "mac studio 256gb": no member has that memory; said, then asked or the pick said as usual
+                notes.append(note(NoteCode.UNKNOWN_NAME, word=odd_size))
             if differs and intent is Intent.INFO and len(mn.ids) <= 3 and asks_price(masked):
                 # "how much does renting an a100 cost per hour": every variant's price answers it
                 # better than asking back which one (each is named in the answer)
@@ -100,8 +108,12 @@ def resolve(
                 continue
             if differs and cares and not matcher.has_default(mn.ids) and not asks_time_or_speed(masked):
                 clarify = True
-                family_name = short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
-                sizes = [_vram(matcher, g) for g in mn.ids]
+                label = _family_label(matcher, mn.ids) if _one_variant_family(matcher, mn.ids) else ""
+                family_name = short_gpu(label or f'"{mn.text.strip()}"')
+                # each size once, smallest first ("48 GB" once for the A6000 and the 6000 Ada)
+                sizes = sorted(
+                    set(_vram(matcher, g) for g in mn.ids), key=lambda x: float(x) if x != "?" else 0.0
+                )
                 suggestions.append(note(NoteCode.ASK_GPU_VARIANT, family=family_name, sizes=sizes))
                 for g in mn.ids:
                     label = short_gpu(matcher.display_name("gpu", g))
@@ -450,6 +462,29 @@ def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
     while len(common) > 1 and common[-1].lower().rstrip("0123456789") in ("sxm", "pcie", "pci"):
         common = common[:-1]
     return " ".join(common)
+
+
+def _one_variant_family(matcher: Matcher, ids: Sequence[str]) -> bool:
+    """Whether these cards are memory / form-factor variants of one card (named by what their names
+    share), not a product line ("mac studio") or a name shared across generations ("6000")."""
+    fam = matcher.family_key(ids[0]) if ids else None
+    return fam is not None and all(matcher.family_key(g) == fam for g in ids)
+
+
+#: a memory size written right after a card family's name ("mac studio 256gb", "a100 (60 gb)")
+_SIZE_GB_AFTER_RE = gated_re.compile(r"\s{0,2}[(\[]?\s?(\d{1,4})\s?(?:gb|g|gig|gigs|gib)\b", re.ASCII)
+
+
+def _size_no_member_has(matcher: Matcher, mn: Mention, masked: str) -> str | None:
+    """ "mac studio 256gb": the family's name with the size typed after it, when no member has that
+    memory (a member that has it is picked by the matcher); None otherwise."""
+    m = _SIZE_GB_AFTER_RE.match(masked, mn.end)
+    if m is None:
+        return None
+    size = float(m.group(1))
+    if any(getattr(matcher.entry("gpu", g), "vram_gb", None) == size for g in mn.ids):
+        return None
+    return f"{mn.text.strip()} {m.group(1)}gb"
 
 
 def _vram(matcher: Matcher, gid: str) -> str:
