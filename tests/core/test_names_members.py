@@ -93,6 +93,7 @@ def test_mac_studio_with_a_memory_size_is_a_member_with_that_memory(text: str) -
     assert a.query.gpus == ("apple-m4-max-128gb",) and g.vram_gb == 128  # the newest 128 GB Mac Studio
     took = [n for n in a.query.notes if n.code is NoteCode.TOOK_GPU]
     assert took and took[0].values["also"] == ["Apple M1 Ultra (64-core GPU, 128 GB)"]  # the other one, said
+    assert took[0].values["newest"] and ("newest" in a.text or "最新" in a.text)
 
 
 def test_bare_mac_studio_asks_which_by_memory() -> None:

@@ -4,7 +4,9 @@ A mention of a family whose members differ in what the answer depends on ("a100"
 is asked back with choices when the question cares (fit, compare, info) and defaults otherwise,
 said in a note; a corrected typo is said with alternatives; "a 7b model" stands for a typical
 dense decoder of that size; a word that looks like a model name but matches nothing is said back
-("I don't know X"), never dropped.
+("I don't know X"), never dropped: a brand with a version the catalog lacks ("kimi k3"), also with tier
+words between ("mistral huge 9"), and a card family with a memory size no member has ("mac studio
+256gb"). A product line ("mac studio") picks its newest machine, said, when it does not ask back.
 """
 
 from __future__ import annotations
@@ -130,6 +132,7 @@ def resolve(
                         chosen=short_gpu(matcher.display_name("gpu", default)),
                         same_memory=not differs,
                         also=also,
+                        newest=matcher.in_product_line(mn.ids),
                     )
                 )
         else:
