@@ -156,7 +156,8 @@ def test_what_can_i_run_on_an_m3_ultra() -> None:
     assert a.verdict.startswith("Apple M3 Ultra") and "4 bits or more" in a.verdict
     # each line says one stream's speed: 405B dense crawls (bandwidth / 343 GB), the MoE models do not
     by = {r.model.id: r for r in runs if not r.raised}
-    assert by["llama-3.1-405b"].tokens_per_s < 5 < by["qwen3-235b-a22b"].tokens_per_s
+    moe = [r for r in by.values() if r.model.kind == "moe-decoder"]  # the five largest: which MoE varies
+    assert moe and by["llama-3.1-405b"].tokens_per_s < 5 < min(r.tokens_per_s for r in moe)
     assert "tok/s" in a.verdict
 
 
