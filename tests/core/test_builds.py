@@ -151,11 +151,13 @@ def test_what_can_i_run_on_an_m3_ultra() -> None:
     _, runs = a.result.runs[0]
     ids = {r.model.id for r in runs}
     assert "llama-3.1-405b" in ids  # ~243 GB at Q4_K_M: inside the default 384 GB
-    assert any(r.raised and r.model.id in ("deepseek-r1", "deepseek-v3") for r in runs)
+    # the raised limit reaches a ~670B MoE at 5 bits (DeepSeek-R1 / V3, or Mistral Large 3, 675B)
+    assert any(r.raised and r.model.id in ("deepseek-r1", "deepseek-v3", "mistral-large-3") for r in runs)
     assert a.verdict.startswith("Apple M3 Ultra") and "4 bits or more" in a.verdict
     # each line says one stream's speed: 405B dense crawls (bandwidth / 343 GB), the MoE models do not
     by = {r.model.id: r for r in runs if not r.raised}
-    assert by["llama-3.1-405b"].tokens_per_s < 5 < by["qwen3-235b-a22b"].tokens_per_s
+    moe = [r for r in by.values() if r.model.kind == "moe-decoder"]  # the five largest: which MoE varies
+    assert moe and by["llama-3.1-405b"].tokens_per_s < 5 < min(r.tokens_per_s for r in moe)
     assert "tok/s" in a.verdict
 
 

@@ -27,11 +27,15 @@ How a name is matched, cheapest and safest first:
    family name ("a100") is reported as a family mention with every member;
    the parser decides (ask back when the members' ``vram_gb`` differ and the
    intent cares). A memory size next to the name ("a100 80gb", "16gb 4060
-   ti") picks the member. :data:`DEFAULT_VARIANTS` is the one explicit table:
-   families where one member is clearly the card people mean.
+   ti") picks the member, or the members with that memory. :data:`DEFAULT_VARIANTS` is the one
+   explicit table: families where one member is clearly the card people mean. Product lines
+   ("mac studio", "macbook pro": aliases "<product> <chip>" whose "<chip>" is another alias of the
+   entry) and :data:`AMBIGUOUS_NAMES` ("rtx 6000", a bare "6000") are families too.
 4. **Partial model names**: "llama 8b", "bert", "resnet" match every model
    having all those tokens in one of its keys; the parser picks (same size ->
-   the most recent, a ``base`` member -> it) or asks back.
+   the most recent, a ``base`` member -> it) or asks back. Name words after an
+   exact short name that read other models ("mistral large": Mistral Large 2 and
+   3, not the "mistral" alias of Mistral 7B) make a partial name of those.
 5. **Typos**: an unknown word (not a stop word, 4+ letters) is corrected to
    the nearest word of the catalog vocabulary (rapidfuzz ``ratio`` with
    ``default_process``, cutoff :data:`WORD_CUTOFF`, same first letter) and the

@@ -11,6 +11,11 @@ from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Kind, Token, tokenize
 
 __all__ = ["MentionFinder"]
 
+#: words after a number that make it a count or a size, never a version in a model name
+_COUNT_UNITS = frozenset(
+    {"x", "gb", "tb", "bit", "bits", "k", "gpu", "gpus", "card", "cards", "way", "times"}
+)
+
 
 class MentionFinder(NameIndex):
     """:meth:`mentions`: the names in a text, in order, with where each sits."""
@@ -86,6 +91,36 @@ class MentionFinder(NameIndex):
                 continue
             n, target = hit
             j = i + n
+            if (
+                target.kind == "model"
+                and not target.family
+                and j < len(work)
+                and work[j].text in self._model_words
+            ):
+                # "mistral large": the words after an exact name read other models (Mistral Large 2 / 3),
+                # not the one the short name is an alias of (Mistral 7B): a partial name of those
+                ext = self._extend_model(work, i, j, target.ids[0], used)
+                if ext is not None:
+                    ext_ids, j = ext
+                    start, end = work[i].start, work[j - 1].end
+                    corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+                    out.append(
+                        Mention(
+                            "model",
+                            ext_ids,
+                            start,
+                            end,
+                            norm[start:end],
+                            exact=not corr,
+                            family=len(ext_ids) > 1,
+                            partial=True,
+                            corrected=corr,
+                        )
+                    )
+                    for k in range(i, j):
+                        used[k] = True
+                    i = j
+                    continue
             ids = target.ids
             family = target.family
             start, end = work[i].start, work[j - 1].end
@@ -93,8 +128,9 @@ class MentionFinder(NameIndex):
                 # a memory size next to the family name picks the member
                 picked = self._pick_by_memory(work, i, j, ids, used)
                 if picked is not None:
-                    gid, s2, e2, j2 = picked
-                    ids, family = (gid,), False
+                    # one member, or the several with that memory ("mac studio 128gb": M4 Max, M1 Ultra)
+                    ids, s2, e2, j2 = picked
+                    family = len(ids) > 1
                     start, end, j = min(start, s2), max(end, e2), max(j, j2)
             for k in range(i, j):
                 used[k] = True
@@ -119,14 +155,15 @@ class MentionFinder(NameIndex):
 
     def _pick_by_memory(
         self, work: Sequence[Token], i: int, j: int, ids: Sequence[str], used: list[bool]
-    ) -> tuple[str, int, int, int] | None:
-        def member(num: str) -> str | None:
+    ) -> tuple[tuple[str, ...], int, int, int] | None:
+        def member(num: str) -> tuple[str, ...] | None:
             try:
                 v = float(num)
             except ValueError:
                 return None
-            hits = [g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v]
-            return hits[0] if len(hits) == 1 else None
+            hits = tuple(g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v)
+            # several members with that memory: a narrower family, unless that is the whole family
+            return hits if hits and len(hits) < len(ids) else None
 
         # after: "a100 80gb", "a100 with 80 gb", "4060 ti (16gb)"
         for k in range(j, min(j + 3, len(work) - 1)):
@@ -143,7 +180,7 @@ class MentionFinder(NameIndex):
                 k = j + 1
                 if k < len(work) and work[k].text.isdigit() and len(work[k].text) == 1 and not work[k].spaced:
                     k += 1  # "sxm4" -> "sxm" "4"
-                return hits[0], work[j].start, work[k - 1].end, k
+                return (hits[0],), work[j].start, work[k - 1].end, k
         # before: "16gb 4060 ti", "80 gb a100"
         for k in range(i - 2, max(i - 5, -1), -1):
             if k >= 0 and not used[k] and work[k].text[0].isdigit() and work[k + 1].text == "gb":
@@ -221,6 +258,27 @@ class MentionFinder(NameIndex):
                 used[k] = True
             i = j
         return out
+
+    def _extend_model(
+        self, work: Sequence[Token], i: int, j: int, mid: str, used: list[bool]
+    ) -> tuple[tuple[str, ...], int] | None:
+        """(models, end) when the name words after the exact name ``work[i:j]`` narrow it to other models
+        ("mistral large" -> Mistral Large 2, 3), or None (they name ``mid`` itself, or nothing).
+        A number followed by a count or unit ("mistral 2x 4090", "mistral 4 bit") is no name word."""
+        k = j
+        while k < len(work) and k - i < 6 and not used[k] and work[k].text in self._model_words:
+            w = work[k].text
+            if w[0].isdigit() and k + 1 < len(work) and work[k + 1].text in _COUNT_UNITS:
+                break
+            k += 1
+        words = [t.text for t in work[i:k]]
+        ids = self._models_with(words)
+        while not ids and k > j + 1 and not words[-1][0].isdigit():
+            words, k = words[:-1], k - 1
+            ids = self._models_with(words)
+        if k == j or not ids or mid in ids:
+            return None
+        return tuple(ids), k
 
     def _models_with(self, words: Sequence[str]) -> list[str]:
         need = set(words)

@@ -55,6 +55,9 @@ DEFAULT_VARIANTS: dict[str, str] = {
 #: Blackwell workstation card. Treated like a family: asked back when it matters.
 AMBIGUOUS_NAMES: dict[str, tuple[str, ...]] = {
     "rtx 6000": ("quadro-rtx-6000", "rtx-6000-ada", "rtx-pro-6000"),
+    # a bare "6000" ("is a 6000 good for llama 70b") is any of the four; "a6000", "6000 ada", "pro 6000",
+    # "quadro rtx 6000" stay exact keys. (A bare "8000" has one reading in the catalog: Quadro RTX 8000.)
+    "6000": ("quadro-rtx-6000", "rtx-a6000", "rtx-6000-ada", "rtx-pro-6000"),
 }
 
 # Words dropped at the start of card names to derive the keys people type.
@@ -270,6 +273,13 @@ class NameIndex:
             name_words = tokens(str(getattr(self._gpus[members[0]], "name", members[0])))
             for dw in _strip_gpu(_family_words(name_words)):
                 self._add(dw, _Target("gpu", members, family=True), "gpu", None)
+        self._product_members: set[str] = set()
+        for prefix, members in self._system_families().items():
+            self._product_members.update(members)
+            # "mac studio": every machine sold under that name, newest first (asked back or said, never
+            # the one whose alias happens to start with it); "mac studio 128gb" picks by memory
+            self._keys.pop(prefix, None)
+            self._add(prefix.split(), _Target("gpu", members, family=True), "gpu", None)
         for name, members in AMBIGUOUS_NAMES.items():
             ids = tuple(g for g in members if g in self._gpus)
             if len(ids) > 1:
@@ -320,6 +330,28 @@ class NameIndex:
             k for k, t in self._keys.items() if t.kind == "model" and all(w[0].isdigit() for w in k.split())
         ]:
             del self._keys[key]
+
+    def _system_families(self) -> dict[str, tuple[str, ...]]:
+        """Product names that several catalog entries are sold under, from aliases "<product> <chip>"
+        whose "<chip>" is another alias of the same entry ("mac studio m1 ultra" + "m1 ultra" ->
+        "mac studio"): product -> entry ids, newest first. Two-word products only (never a vendor word
+        alone: "apple m1 max" names no product "apple"); products with one entry are left alone."""
+        found: dict[str, list[str]] = {}
+        for gid, g in self._gpus.items():
+            names = [tokens(str(a)) for a in getattr(g, "aliases", ()) or ()]
+            own = {" ".join(w) for w in names}
+            for words in names:
+                if len(words) >= 3 and " ".join(words[2:]) in own and words[0] not in _GPU_PREFIXES:
+                    members = found.setdefault(" ".join(words[:2]), [])
+                    if gid not in members:
+                        members.append(gid)
+        return {
+            p: tuple(
+                sorted(ids, key=lambda i: str(getattr(self._gpus[i], "release", "") or ""), reverse=True)
+            )
+            for p, ids in found.items()
+            if len(ids) > 1
+        }
 
     def _sig_index(self) -> dict[tuple[str, ...], list[str]]:
         """Keys grouped by the numbers they contain (fuzzy matching never crosses numbers)."""
@@ -380,6 +412,10 @@ class NameIndex:
         if preferred is not None and preferred in ids:
             return preferred, differs
         return ids[0], differs
+
+    def in_product_line(self, ids: Sequence[str]) -> bool:
+        """Whether these entries are all machines of product lines ("mac studio": M1 Max ... M3 Ultra)."""
+        return bool(ids) and all(g in self._product_members for g in ids)
 
     def has_default(self, ids: Sequence[str]) -> bool:
         fam = self._family_of.get(ids[0]) if ids else None

@@ -389,6 +389,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         return money_line
     if c is NoteCode.TOOK_GPU:
         key = "note.took_gpu_same" if v.get("same_memory") else "note.took_gpu_common"
+        if v.get("newest"):  # a product line ("mac studio 128gb"): the newest machine, said as such
+            key = "names.took_gpu_newest"
         return t(L, key, typed=v["typed"], chosen=v["chosen"], also=join(env, list(v.get("also") or [])))
     if c is NoteCode.TOOK_MODEL:
         key = "note.took_model_same" if v.get("same_size") else "note.took_model_usual"

@@ -4,7 +4,9 @@ A mention of a family whose members differ in what the answer depends on ("a100"
 is asked back with choices when the question cares (fit, compare, info) and defaults otherwise,
 said in a note; a corrected typo is said with alternatives; "a 7b model" stands for a typical
 dense decoder of that size; a word that looks like a model name but matches nothing is said back
-("I don't know X"), never dropped.
+("I don't know X"), never dropped: a brand with a version the catalog lacks ("kimi k3"), also with tier
+words between ("mistral huge 9"), and a card family with a memory size no member has ("mac studio
+256gb"). A product line ("mac studio") picks its newest machine, said, when it does not ask back.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def resolve(
             # "kimi k3", "glm 4.7", "deepseek v4": the brand is known, that version is not; said back
             # with the versions known (never Kimi K2 read silently for "kimi k3")
             notes.append(note(NoteCode.UNKNOWN_NAME, word=versioned))
-            known = _family_names(matcher, mn.ids)
+            known = _family_names(matcher, [*mn.ids, *_family_ids(matcher, mn.text.strip().lower())])
             if known:
                 suggestions.append(note(NoteCode.DID_YOU_MEAN, names=known))
             continue
@@ -89,7 +91,15 @@ def resolve(
         if not mn.family:
             chosen = mn.ids[0]
         elif kind == "gpu":
+            if matcher.in_product_line(mn.ids) and any(
+                o.kind == "gpu" and o.id is not None and o.id in mn.ids for o in mentions
+            ):
+                continue  # "a mac studio with the m3 ultra": the member named says which one
             default, differs = matcher.family_default(mn.ids, mn.preferred)
+            odd_size = _size_no_member_has(matcher, mn, masked)
+            if odd_size is not None:
+                # "mac studio 256gb": no member has that memory; said, then asked or the pick said as usual
+                notes.append(note(NoteCode.UNKNOWN_NAME, word=odd_size))
             if differs and intent is Intent.INFO and len(mn.ids) <= 3 and asks_price(masked):
                 # "how much does renting an a100 cost per hour": every variant's price answers it
                 # better than asking back which one (each is named in the answer)
@@ -100,8 +110,12 @@ def resolve(
                 continue
             if differs and cares and not matcher.has_default(mn.ids) and not asks_time_or_speed(masked):
                 clarify = True
-                family_name = short_gpu(_family_label(matcher, mn.ids) or f'"{mn.text.strip()}"')
-                sizes = [_vram(matcher, g) for g in mn.ids]
+                label = _family_label(matcher, mn.ids) if _one_variant_family(matcher, mn.ids) else ""
+                family_name = short_gpu(label or f'"{mn.text.strip()}"')
+                # each size once, smallest first ("48 GB" once for the A6000 and the 6000 Ada)
+                sizes = sorted(
+                    set(_vram(matcher, g) for g in mn.ids), key=lambda x: float(x) if x != "?" else 0.0
+                )
                 suggestions.append(note(NoteCode.ASK_GPU_VARIANT, family=family_name, sizes=sizes))
                 for g in mn.ids:
                     label = short_gpu(matcher.display_name("gpu", g))
@@ -118,6 +132,7 @@ def resolve(
                         chosen=short_gpu(matcher.display_name("gpu", default)),
                         same_memory=not differs,
                         also=also,
+                        newest=matcher.in_product_line(mn.ids),
                     )
                 )
         else:
@@ -331,16 +346,53 @@ def _version_known(matcher: Matcher, ids: Sequence[str], version: str) -> bool:
 
 
 def _version_unknown(matcher: Matcher, mn: Mention, masked: str) -> str | None:
-    """ "kimi k3": the name as typed with its version, when the version after a matched brand names no
-    model of that brand in the catalog (None when there is no version, or a known one)."""
-    m = _VERSION_AFTER_RE.match(masked, mn.end)
-    if m is None or _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
+    """ "kimi k3", "mistral huge 9": the name as typed with its version (and the tier words before it),
+    when that names no model of that brand in the catalog (None when there is no version, or a known one)."""
+    if _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
         return None  # ("qwen3 8b", "llama 3 8b": the name already carries its version)
+    m = _VERSION_AFTER_RE.match(masked, mn.end)
+    words: list[str] = []
+    if m is None:
+        t = _TIER_VERSION_AFTER_RE.match(masked, mn.end)
+        if t is None:
+            return None
+        words = t.group(1).split()
+        if not all(w in _TIER_WORDS or w not in STOP_WORDS for w in words):
+            return None  # "mistral on 2 cards", "llama for 3 hours": plain words, not a name
+        m = t
+        version = t.group(2)
+    else:
+        version = m.group(1)
     brand = mn.text.strip().lower()
     ids = list(dict.fromkeys([*mn.ids, *_family_ids(matcher, brand)]))
-    if _version_known(matcher, ids, m.group(1)):
+    if words:  # "mistral large 2": only the members named with those words can know the version
+        ids = [i for i in ids if set(words) <= _name_words(matcher, i)]
+    if ids and _version_known(matcher, ids, version):
         return None
-    return f"{mn.text.strip()} {m.group(1)}"
+    return " ".join([mn.text.strip(), *words, version])
+
+
+#: words that sit between a model brand and its version ("mistral large 3", "qwen max 2")
+_TIER_WORDS = frozenset(
+    {
+        "large", "small", "medium", "mini", "nano", "micro", "tiny", "huge", "giant", "big", "pro", "max",
+        "ultra", "plus", "lite", "turbo", "flash", "base", "instruct", "chat", "coder", "vision", "next",
+    }
+)  # fmt: skip
+#: one or two words, then a version, after a brand ("mistral huge 9"); same version rules as above
+_TIER_VERSION_AFTER_RE = gated_re.compile(
+    r"[\s-]([a-z]{2,12}(?:[\s-][a-z]{2,12})?)[\s-](v?\d{1,2}(?:\.\d{1,2})?)(?![\w.])(?!\s?(?:b|gb|x)\b)",
+    re.ASCII,
+)
+
+
+def _name_words(matcher: Matcher, mid: str) -> set[str]:
+    """The words of a model's name, id and aliases."""
+    m = matcher.entry("model", mid)
+    out: set[str] = set()
+    for text in (mid, str(getattr(m, "name", "")), *(getattr(m, "aliases", ()) or ())):
+        out.update(_TOKEN_SPLIT_RE.split(text.lower()))
+    return out
 
 
 def _brand_version_unknown(matcher: Matcher, masked: str) -> tuple[str, list[str]] | None:
@@ -413,6 +465,29 @@ def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
     while len(common) > 1 and common[-1].lower().rstrip("0123456789") in ("sxm", "pcie", "pci"):
         common = common[:-1]
     return " ".join(common)
+
+
+def _one_variant_family(matcher: Matcher, ids: Sequence[str]) -> bool:
+    """Whether these cards are memory / form-factor variants of one card (named by what their names
+    share), not a product line ("mac studio") or a name shared across generations ("6000")."""
+    fam = matcher.family_key(ids[0]) if ids else None
+    return fam is not None and all(matcher.family_key(g) == fam for g in ids)
+
+
+#: a memory size written right after a card family's name ("mac studio 256gb", "a100 (60 gb)")
+_SIZE_GB_AFTER_RE = gated_re.compile(r"\s{0,2}[(\[]?\s?(\d{1,4})\s?(?:gb|g|gig|gigs|gib)\b", re.ASCII)
+
+
+def _size_no_member_has(matcher: Matcher, mn: Mention, masked: str) -> str | None:
+    """ "mac studio 256gb": the family's name with the size typed after it, when no member has that
+    memory (a member that has it is picked by the matcher); None otherwise."""
+    m = _SIZE_GB_AFTER_RE.match(masked, mn.end)
+    if m is None:
+        return None
+    size = float(m.group(1))
+    if any(getattr(matcher.entry("gpu", g), "vram_gb", None) == size for g in mn.ids):
+        return None
+    return f"{mn.text.strip()} {m.group(1)}gb"
 
 
 def _vram(matcher: Matcher, gid: str) -> str:
