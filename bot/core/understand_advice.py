@@ -233,7 +233,7 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         return "pcie", {}
     if _ECC.search(text) and _ECC_ASK.search(text) and not q.models:
         return "ecc", {}
-    if _LAPTOP.search(text) and _DESKTOP.search(text) and not q.models and n_cards >= 1:
+    if _LAPTOP.search(text) and _DESKTOP.search(text) and not q.models and _one_card_name(q.gpus):
         return "laptop", {}
     if _MODDED.search(text) and _RISK.search(text) and not q.models:
         return "modded", {}
@@ -396,6 +396,12 @@ def _names_other_card(text: str) -> bool:
     from bot.core import specs_fallback
 
     return bool(specs_fallback.other_cards(text))
+
+
+def _one_card_name(gpus: tuple[str, ...]) -> bool:
+    """Whether the cards named are one card's laptop and desktop versions ("laptop 4090", "4090 laptop
+    vs 4090"), not two cards ("5070 ti laptop vs 4080 laptop" is a comparison)."""
+    return len({g.removesuffix("-laptop") for g in gpus}) == 1
 
 
 def _laptop_pair(gpus: tuple[str, ...]) -> tuple[str, ...]:

@@ -157,6 +157,8 @@ def resolve(
                     Choice(label=n[:80], text=rewrite(mn, n), id=i)
                     for n, i in zip(names, ask_ids, strict=True)
                 )
+        if kind == "gpu":
+            _say_no_laptop_part(matcher, mn, masked, notes)
         if chosen is None:
             continue
         if kind == "model" and not mn.family and not mn.corrected:
@@ -240,6 +242,31 @@ def resolve(
                 break
     r.clarify = clarify
     return r
+
+
+#: "laptop" / "mobile" / "notebook" (笔记本 is normalised to "laptop") right after a card's name, or
+#: "m" glued to it ("3090m"); and right before it ("laptop 3090")
+_LAPTOP_AFTER_RE = gated_re.compile(r"(?:\s{1,3}(?:laptops?|mobile|notebook)\b|m\b)", re.ASCII)
+_LAPTOP_BEFORE_RE = gated_re.compile(r"\b(?:laptops?|notebook)\s{1,3}$", re.ASCII)
+
+
+def _say_no_laptop_part(matcher: Matcher, mn: Mention, masked: str, notes: list[Note]) -> None:
+    """A laptop asked for ("3090 laptop", "笔记本4060 ti") where the card matched has no laptop part in
+    the catalog: said, never the desktop card silently (the laptop parts have their own entries, and a
+    name with "laptop" in it matches them first). Only the few characters around the name are read."""
+    entries = [matcher.entry("gpu", g) for g in mn.ids]
+    if any(getattr(e, "form_factor", None) in ("laptop", "system") for e in entries):
+        return
+    after = _LAPTOP_AFTER_RE.match(masked, mn.end)
+    before = None if after else _LAPTOP_BEFORE_RE.search(masked, max(0, mn.start - 12), mn.start)
+    if after is not None:
+        typed = mn.text.strip() + masked[mn.end : after.end()]
+    elif before is not None:
+        typed = masked[before.start() : mn.start] + mn.text.strip()
+    else:
+        return
+    card = short_gpu(_family_label(matcher, mn.ids) if mn.family else matcher.display_name("gpu", mn.ids[0]))
+    notes.append(note(NoteCode.NO_LAPTOP_PART, typed=typed, card=card))
 
 
 # a size written right after a model's name ("t5 11b", "phi-3 mini 3.8b"), outside the name matched
