@@ -168,7 +168,7 @@ def resolve(
                 notes.append(
                     note(
                         NoteCode.TOOK_MODEL_ALSO,
-                        typed=mn.text.strip(),
+                        typed=" ".join(mn.text.split()),  # ("r1  distill  8b": 蒸馏 read as a word)
                         chosen=matcher.display_name("model", chosen),
                         others=others,
                     )
