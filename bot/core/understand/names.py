@@ -405,6 +405,9 @@ _SIZE_MODEL_RE = _rx(
     r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
     # "13B QLoRA", "7b lora", "70b inference" (issue 10: compare verdicts for the workload asked)
     r"|\b(\d{1,3}(?:\.\d)?)\s?b[\s-]+(?:q?lora|fine[\s-]?tun\w*|inference)\b"
+    # "fine tuning 70b", "finetune a 13b", "qlora on a 70b" (issue 10: the workload of a "worth it" question)
+    r"|\b(?:q?lora|fine[\s-]?tun\w*|finetun\w*)\s+(?:(?:on|of)\s+)?(?:an?\s+)?(\d{1,3}(?:\.\d)?)\s?b\b"
+    r"|(?:微调|微調)\s?(\d{1,3}(?:\.\d)?)\s?b\b"
 )
 
 
@@ -413,7 +416,7 @@ def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
-    size = float(m.group(1) or m.group(2) or m.group(3))
+    size = float(m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(5))
     if not 0.1 <= size <= 1000:
         return None
     best: tuple[float, str, str] | None = None
