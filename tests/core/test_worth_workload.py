@@ -78,3 +78,26 @@ def test_worth_without_a_model_is_unchanged() -> None:
 def test_worth_over_another_card_stays_a_comparison() -> None:
     q = parse("3090 vs 4090 for llama finetuning, is the 4090 worth it")
     assert q.intent is Intent.COMPARE
+
+
+def test_size_index_picks_what_a_full_pass_picks() -> None:
+    """``model_by_size`` reads a per-catalog index by size; it must pick exactly what comparing
+    every dense decoder would (nearest within 15%, newest on ties, catalog order last)."""
+    from bot.core.understand.names import model_by_size
+
+    cat = get_catalog()
+
+    def full_pass(size: float) -> str | None:
+        best: tuple[float, int, str] | None = None
+        for mid, m in cat.models.items():
+            if m.kind != "decoder" or m.base_model:
+                continue
+            gap = abs(m.params / 1e9 - size) / size
+            key = (round(gap, 2), -int((m.release or "0").replace("-", "") or 0))
+            if gap <= 0.15 and (best is None or key < (best[0], best[1])):
+                best = (key[0], key[1], mid)
+        return best[2] if best else None
+
+    for size in (0.5, 1, 1.5, 3, 7, 8, 13, 14, 27, 32, 34, 70, 72, 120, 405, 999):
+        got = model_by_size(f"a {size:g}b model", cat)
+        assert (got[0] if got else None) == full_pass(size), size

@@ -9,6 +9,8 @@ dense decoder of that size; a word that looks like a model name but matches noth
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -419,15 +421,32 @@ def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     size = float(m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(5))
     if not 0.1 <= size <= 1000:
         return None
-    best: tuple[float, str, str] | None = None
-    for mid, model in catalog.models.items():
+    sizes, rows = typical_decoders(catalog)
+    best: tuple[tuple[float, int, int], str] | None = None
+    for params_b, neg_release, idx, mid in rows[bisect.bisect_left(sizes, size * 0.85 - 1e-9) :]:
+        if params_b > size * 1.15 + 1e-9:
+            break
+        gap = abs(params_b - size) / size
+        key = (round(gap, 2), neg_release, idx)
+        if gap <= 0.15 and (best is None or key < best[0]):
+            best = (key, mid)
+    return (best[1], size) if best else None
+
+
+@functools.lru_cache(maxsize=8)
+def typical_decoders(catalog: Any) -> tuple[tuple[float, ...], tuple[tuple[float, int, int, str], ...]]:
+    """The dense decoders that may stand for a size, by size (billions, -release, catalog order, id),
+    with their sizes for a bisect: built once per catalog, so a sized question costs a few
+    comparisons, not a pass over every model. Fine-tunes / distills (base_model set) are left out:
+    they are not a typical model of a size."""
+    rows: list[tuple[float, int, int, str]] = []
+    for idx, (mid, model) in enumerate(catalog.models.items()):
         if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
-            continue  # fine-tunes / distills (base_model set) are not a typical model of a size
-        gap = abs(model.params / 1e9 - size) / size
-        key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
-        if gap <= 0.15 and (best is None or key < (best[0], best[1])):
-            best = (key[0], key[1], mid)  # type: ignore[assignment]
-    return (best[2], size) if best else None
+            continue
+        release = int((getattr(model, "release", None) or "0").replace("-", "") or 0)
+        rows.append((model.params / 1e9, -release, idx, mid))
+    rows.sort()
+    return tuple(r[0] for r in rows), tuple(rows)
 
 
 def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
