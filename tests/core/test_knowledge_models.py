@@ -64,6 +64,7 @@ DENSE: dict[str, dict[str, Any]] = {
     "deepseek-r1-distill-qwen-32b": {"qkv_bias": True},
     "deepseek-r1-distill-llama-8b": {},
     "deepseek-r1-distill-llama-70b": {},
+    "deepseek-r1-0528-qwen3-8b": {"qk_norm": True},
     "qwen3-0.6b": {"qk_norm": True},
     "qwen3-1.7b": {"qk_norm": True},
     "qwen3-4b": {"qk_norm": True},

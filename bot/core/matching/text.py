@@ -110,6 +110,10 @@ _CN_NAMES = {
     "笔电": " laptop ",
     "移动版": " laptop ",
     "移動版": " laptop ",
+    "蒸馏版": " distill ",  # "deepseek r1 8b蒸馏版", "r1 蒸馏 14b": the R1 distills
+    "蒸餾版": " distill ",
+    "蒸馏": " distill ",
+    "蒸餾": " distill ",
 }
 _CN_NAMES_RE = gated_re.compile("|".join(sorted(_CN_NAMES, key=len, reverse=True)))
 

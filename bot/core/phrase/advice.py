@@ -13,7 +13,7 @@ from bot.core import gated_re
 from bot.core.names import short_name
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
-from bot.core.phrase.common import Env, format_label, join
+from bot.core.phrase.common import Env, format_label, join, join_or
 from bot.core.phrase.replies import Phrased
 from bot.core.results import AdviceResult, AdviceRow, AdviceVerdict
 from bot.core.types import Lang
@@ -344,10 +344,78 @@ def _used(env: Env, r: AdviceResult) -> Phrased:
     return Phrased(verdict=verdict)
 
 
+def _workload(env: Env, r: AdviceResult) -> tuple[str, list[str]] | None:
+    """The workload a "worth it" question names (issue 10): whether it fits and how fast, the
+    verdict; None when the question names none."""
+    L = env.lang
+    n = r.numbers or {}
+    if not n.get("workload_model") or not r.models:
+        return None
+    g, m = r.gpus[0], r.models[0]
+    usable = fmt.gb(float(n.get("usable_gb") or 0), L)
+    work = [row for row in r.rows if row.kind == "fit"]
+    fits = [
+        t(L, "worth.work.low_bit", build=_build(env, row))
+        if row.low_bit
+        else (t(L, "advice.mem.method_tight", build=_build(env, row)) if row.tight else _build(env, row))
+        for row in work
+        if row.fits
+    ]
+    misses = [
+        t(L, "worth.work.item", build=_build(env, row), need=fmt.gb(float(row.value or 0), L))
+        for row in work
+        if not row.fits
+    ]
+    key = "worth.work.all" if not misses else ("worth.work.none" if not fits else "worth.work.some")
+    if fits and all(row.low_bit for row in work if row.fits):
+        key = "worth.work.low_only"  # only a 2-3 bit build fits: not a plain yes
+    task = t(L, f"worth.work.task.{n.get('workload_task') or 'inference'}")
+    verdict = t(
+        L, key, task=task, model=m.name, card=short_name(g), fits=join(env, fits), misses=join_or(env, misses),
+        usable=usable,
+    )  # fmt: skip
+    details: list[str] = []
+    if n.get("speed_tokens_per_s"):
+        tps = float(n["speed_tokens_per_s"])
+        build = _build(env, AdviceRow(kind="fit", subject=m.id, name=m.name, label=str(n.get("speed_label"))))
+        unit = "training" if n.get("speed_unit") == "training" else "decode"
+        details.append(
+            t(
+                L,
+                f"worth.work.speed_{unit}",
+                build=build,
+                tps=fmt.num(tps, L, 1 if tps < 100 else 0),
+                low=fmt.num(float(n.get("speed_low") or 0), L),
+                high=fmt.num(float(n.get("speed_high") or 0), L),
+                hours=fmt.num(1e7 / tps / 3600, L),
+            )
+        )
+    for row in work:  # each method's need, with its band
+        k = (
+            "advice.mem.row_tight"
+            if row.tight
+            else ("advice.mem.row_fits" if row.fits else "advice.mem.row_no")
+        )
+        details.append(
+            t(
+                L,
+                k,
+                model=row.name,
+                build=_build(env, row),
+                need=fmt.gb(float(row.value or 0), L),
+                low=fmt.gb(float(row.low or 0), L),
+                high=fmt.gb(float(row.high or 0), L),
+                usable=usable,
+            )
+        )
+    return verdict, details
+
+
 def _worth(env: Env, r: AdviceResult) -> Phrased:
     L = env.lang
     n = r.numbers or {}
     g = r.gpus[0]
+    workload = _workload(env, r)
     key = "advice.worth.legacy" if r.verdict is AdviceVerdict.LEGACY else "advice.worth.current"
     if r.verdict is AdviceVerdict.PAST_SUPPORT:
         key = "advice.worth.past_support"
@@ -389,6 +457,27 @@ def _worth(env: Env, r: AdviceResult) -> Phrased:
     ]
     if parts:
         details.append(t(L, "advice.worth.tools", parts=t(L, "sep.semicolon").join(parts)))
+    if workload is not None:
+        # the workload first (fits, how fast), then the value judgement of the card
+        if r.verdict is not AdviceVerdict.CURRENT:
+            value = verdict  # legacy / past support: the card's own verdict says why
+        elif n.get("price_usd") and n.get("usd_per_gb") is not None:
+            value = t(
+                L, "worth.work.value", card=short_name(g), arch=g.architecture,
+                year=fmt.month(str(n.get("release") or ""), L), vram=_gb(float(n.get("vram_gb") or 0)),
+                price=_price(env, n), per_gb=fmt.usd(float(n["usd_per_gb"]), L),
+            )  # fmt: skip
+        else:
+            value = t(
+                L, "worth.work.value_no_price", card=short_name(g), arch=g.architecture,
+                year=fmt.month(str(n.get("release") or ""), L), vram=_gb(float(n.get("vram_gb") or 0)),
+            )  # fmt: skip
+        work_verdict, work_details = workload
+        return Phrased(
+            verdict=work_verdict,
+            details=[*work_details, value, *details],
+            basis=[t(L, "basis.memory_modelled_config")],
+        )
     if n.get("usd_per_gb") is not None:
         details.append(t(L, "advice.worth.per_gb", price=fmt.usd(float(n["usd_per_gb"]), L)))
     return Phrased(verdict=verdict, details=details)

@@ -430,6 +430,8 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         return t(L, "note.unknown_card_near", word=v["word"], names=join_or(env, list(v["near"])))
     if c is NoteCode.UNKNOWN_MODEL_SIZE:
         return t(L, "names.unknown_model_size", word=v.get("word", ""))
+    if c is NoteCode.NO_LAPTOP_PART:
+        return t(L, "laptop.no_laptop_part", typed=v.get("typed", ""), card=v.get("card", ""))
     if c is NoteCode.RIG_USED:
         if int(v.get("count") or 1) > 1:
             return t(L, "note.rig_used_many", count=int(v["count"]), name=v.get("name", v.get("gpu", "")))

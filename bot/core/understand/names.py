@@ -11,6 +11,8 @@ words between ("mistral huge 9"), and a card family with a memory size no member
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -172,6 +174,8 @@ def resolve(
                     Choice(label=n[:80], text=rewrite(mn, n), id=i)
                     for n, i in zip(names, ask_ids, strict=True)
                 )
+        if kind == "gpu":
+            _say_no_laptop_part(matcher, mn, masked, notes)
         if chosen is None:
             continue
         if kind == "model" and not mn.family and not mn.corrected:
@@ -181,7 +185,7 @@ def resolve(
                 notes.append(
                     note(
                         NoteCode.TOOK_MODEL_ALSO,
-                        typed=mn.text.strip(),
+                        typed=" ".join(mn.text.split()),  # ("r1  distill  8b": 蒸馏 read as a word)
                         chosen=matcher.display_name("model", chosen),
                         others=others,
                     )
@@ -255,6 +259,31 @@ def resolve(
                 break
     r.clarify = clarify
     return r
+
+
+#: "laptop" / "mobile" / "notebook" (笔记本 is normalised to "laptop") right after a card's name, or
+#: "m" glued to it ("3090m"); and right before it ("laptop 3090")
+_LAPTOP_AFTER_RE = gated_re.compile(r"(?:\s{1,3}(?:laptops?|mobile|notebook)\b|m\b)", re.ASCII)
+_LAPTOP_BEFORE_RE = gated_re.compile(r"\b(?:laptops?|notebook)\s{1,3}$", re.ASCII)
+
+
+def _say_no_laptop_part(matcher: Matcher, mn: Mention, masked: str, notes: list[Note]) -> None:
+    """A laptop asked for ("3090 laptop", "笔记本4060 ti") where the card matched has no laptop part in
+    the catalog: said, never the desktop card silently (the laptop parts have their own entries, and a
+    name with "laptop" in it matches them first). Only the few characters around the name are read."""
+    entries = [matcher.entry("gpu", g) for g in mn.ids]
+    if any(getattr(e, "form_factor", None) in ("laptop", "system") for e in entries):
+        return
+    after = _LAPTOP_AFTER_RE.match(masked, mn.end)
+    before = None if after else _LAPTOP_BEFORE_RE.search(masked, max(0, mn.start - 12), mn.start)
+    if after is not None:
+        typed = mn.text.strip() + masked[mn.end : after.end()]
+    elif before is not None:
+        typed = masked[before.start() : mn.start] + mn.text.strip()
+    else:
+        return
+    card = short_gpu(_family_label(matcher, mn.ids) if mn.family else matcher.display_name("gpu", mn.ids[0]))
+    notes.append(note(NoteCode.NO_LAPTOP_PART, typed=typed, card=card))
 
 
 # a size written right after a model's name ("t5 11b", "phi-3 mini 3.8b"), outside the name matched
@@ -430,6 +459,9 @@ _SIZE_MODEL_RE = _rx(
     r"|\b(?:model|llm)s?\s+(?:of|with)\s+(\d{1,3}(?:\.\d)?)\s?b(?:illion)?\b"
     # "13B QLoRA", "7b lora", "70b inference" (issue 10: compare verdicts for the workload asked)
     r"|\b(\d{1,3}(?:\.\d)?)\s?b[\s-]+(?:q?lora|fine[\s-]?tun\w*|inference)\b"
+    # "fine tuning 70b", "finetune a 13b", "qlora on a 70b" (issue 10: the workload of a "worth it" question)
+    r"|\b(?:q?lora|fine[\s-]?tun\w*|finetun\w*)\s+(?:(?:on|of)\s+)?(?:an?\s+)?(\d{1,3}(?:\.\d)?)\s?b\b"
+    r"|(?:微调|微調)\s?(\d{1,3}(?:\.\d)?)\s?b\b"
 )
 
 
@@ -438,18 +470,35 @@ def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
-    size = float(m.group(1) or m.group(2) or m.group(3))
+    size = float(m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(5))
     if not 0.1 <= size <= 1000:
         return None
-    best: tuple[float, str, str] | None = None
-    for mid, model in catalog.models.items():
+    sizes, rows = typical_decoders(catalog)
+    best: tuple[tuple[float, int, int], str] | None = None
+    for params_b, neg_release, idx, mid in rows[bisect.bisect_left(sizes, size * 0.85 - 1e-9) :]:
+        if params_b > size * 1.15 + 1e-9:
+            break
+        gap = abs(params_b - size) / size
+        key = (round(gap, 2), neg_release, idx)
+        if gap <= 0.15 and (best is None or key < best[0]):
+            best = (key, mid)
+    return (best[1], size) if best else None
+
+
+@functools.lru_cache(maxsize=8)
+def typical_decoders(catalog: Any) -> tuple[tuple[float, ...], tuple[tuple[float, int, int, str], ...]]:
+    """The dense decoders that may stand for a size, by size (billions, -release, catalog order, id),
+    with their sizes for a bisect: built once per catalog, so a sized question costs a few
+    comparisons, not a pass over every model. Fine-tunes / distills (base_model set) are left out:
+    they are not a typical model of a size."""
+    rows: list[tuple[float, int, int, str]] = []
+    for idx, (mid, model) in enumerate(catalog.models.items()):
         if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
-            continue  # fine-tunes / distills (base_model set) are not a typical model of a size
-        gap = abs(model.params / 1e9 - size) / size
-        key = (round(gap, 2), -(int((getattr(model, "release", None) or "0").replace("-", "") or 0)))
-        if gap <= 0.15 and (best is None or key < (best[0], best[1])):
-            best = (key[0], key[1], mid)  # type: ignore[assignment]
-    return (best[2], size) if best else None
+            continue
+        release = int((getattr(model, "release", None) or "0").replace("-", "") or 0)
+        rows.append((model.params / 1e9, -release, idx, mid))
+    rows.sort()
+    return tuple(r[0] for r in rows), tuple(rows)
 
 
 def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
