@@ -182,6 +182,12 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
         notes += result.notes
+        if result.how_many:  # issue 10: "how many h100s for X": the fewest cards per build
+            extra["cards_needed"] = [
+                {"gpu": it.gpu.id, "format": it.entry.format, "cards": 1 if it.fits else it.min_cards}
+                for it in result.items
+                if it.fits or it.min_cards
+            ]
     elif isinstance(result, FitAloneResult):
         fit_entries = tuple(it.entry for it in result.items)
         assumed = result.assumptions

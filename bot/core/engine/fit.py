@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
-from bot.core import commands, memory, recommend
+from bot.core import commands, gated_re, memory, recommend
 from bot.core.copy_with import copy_with
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
@@ -325,6 +326,14 @@ def _measured_of(cat: Catalog) -> dict[str, tuple[Any, ...]]:
     for c in cat.measured_memory:
         out.setdefault(c.model, []).append(c)
     return {k: tuple(v) for k, v in out.items()}
+
+
+#: "how many h100s do i need", "需要几张4090", "多少块卡": the question asks for a count of cards
+_HOW_MANY = gated_re.compile(r"\bhow many\b|几张|几块|几个卡|多少张|多少块|幾張|幾塊|多少張", re.I)
+
+
+def asks_how_many(text: str) -> bool:
+    return _HOW_MANY.search(text) is not None
 
 
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
