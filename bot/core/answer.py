@@ -184,9 +184,13 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         notes += result.notes
         if result.how_many:  # issue 10: "how many h100s for X": the fewest cards per build
             extra["cards_needed"] = [
-                {"gpu": it.gpu.id, "format": it.entry.format, "cards": 1 if it.fits else it.min_cards}
+                {
+                    "gpu": it.gpu.id,
+                    "format": it.entry.format or str(it.workload.precision),
+                    "cards": 1 if it.fits else it.min_cards,  # None: more than 8
+                }
                 for it in result.items
-                if it.fits or it.min_cards
+                if it.fits or it.min_cards or not result.builds
             ]
     elif isinstance(result, FitAloneResult):
         fit_entries = tuple(it.entry for it in result.items)

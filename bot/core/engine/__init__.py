@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.core.engine.compare import compare_result
-from bot.core.engine.fit import asks_how_many, fit_alone_result, fit_result
+from bot.core.engine.fit import fit_alone_result, fit_result
 from bot.core.engine.info import info_result, list_result
 from bot.core.engine.picks import general_result, recommend_result
 from bot.core.engine.prices import deal_result, rent_buy_result
@@ -122,10 +122,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             return q, UnknownResult("which_model")
         if not gpus:
             return q, fit_alone_result(cat, q, models)
-        fr = fit_result(cat, q, models, gpus)
-        if fr.builds and q.num_gpus == 1 and asks_how_many(q.text):
-            fr = replace(fr, how_many=True)  # "how many h100s for deepseek v3": the count leads
-        return q, fr
+        return q, fit_result(cat, q, models, gpus)
     if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
         if not models:
             return q, UnknownResult("which_model")

@@ -342,6 +342,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
     gpus = [memory_variant(g, q.text) for g in gpus]
     pairs = [(m, g) for m in models for g in gpus]
     single = len(pairs) == 1
+    # "how many h100s for deepseek v3" (issue 10): the count of the named card leads the answer
+    how_many = single and q.num_gpus == 1 and asks_how_many(q.text)
     if all(bld.builds_apply(m, q) for m in models):
         for m, g in pairs:
             its, ns = _build_items(cat, q, m, g, single)
@@ -365,6 +367,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             basis=tuple(basis),
             builds=single,
             max_context=q.max_context,
+            how_many=how_many,
         )
     buyable: list[GPU] | None = None
     measured = False
@@ -386,6 +389,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
+        # a count asked ("how many 3090s for deepseek r1 at 4bit"): the fewest cards it fits on (inference)
+        fewest = bld.min_cards(m, g, e) if how_many and not e.fits and not e.workload.trains else None
         cmd = _asked_command(cat, q, m, g, e, entry)
         if cmd is not None:
             entry = copy_with(entry, command=cmd.to_json())
@@ -406,6 +411,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 full_finetune_gb=full_gb,
                 measured=published,
                 command=cmd,
+                min_cards=fewest,
             )
         )
         seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
@@ -429,6 +435,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         notes=tuple(notes),
         basis=tuple(basis),
         max_context=q.max_context,
+        how_many=how_many and not first.workload.trains,
     )
 
 

@@ -287,13 +287,15 @@ def _how_many_lead(env: Env, r: FitResult, model: str, card: str) -> str | None:
 
     counts: list[str] = []
     for it in r.items:
-        label = format_label(it.entry.format)
+        label = format_label(it.entry.format) if it.entry.format else str(it.workload.precision)
         if it.fits:
             key = "count.item_offload" if it.workload.model_offload else "count.item"
             key = "count.item_tight" if it.entry.tight else key
             counts.append(t(L, key, n=1, fmt=label))
         elif it.min_cards:
             counts.append(t(L, "count.item", n=it.min_cards, fmt=label))
+        elif not r.builds:  # one setting asked, and 8 cards do not hold it
+            counts.append(t(L, "count.item_over", n=8, fmt=label))
     if not counts:
         return None
     return t(L, "count.lead", card=card, model=model, counts=t(L, "sep.list").join(counts))
@@ -401,6 +403,10 @@ def fit(env: Env, r: FitResult) -> Phrased:
     assumptions = [assumption_line(env, first.workload, first.model, r.assumptions)]
     if single:
         verdict = verdicts[0]
+        lead = _how_many_lead(env, r, first.model.name, short_name(first.gpu)) if r.how_many else None
+        if lead is not None:  # "how many 3090s for deepseek r1 at 4bit": the count first (issue 10)
+            details.insert(0, verdict)
+            verdict = lead
     else:
         yes = sum(1 for it in r.items if it.fits)
         total = len(r.items)
