@@ -18,7 +18,14 @@ from bot.core.answer import answer
 from bot.core.engine import compute
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
-from bot.core.results import FilterResult, FitResult, GeneralResult, ModelPicksResult, ReasonCode, RecommendResult
+from bot.core.results import (
+    FilterResult,
+    FitResult,
+    GeneralResult,
+    ModelPicksResult,
+    ReasonCode,
+    RecommendResult,
+)
 from bot.core.types import Intent, Lang, NoteCode
 
 CAT = get_catalog()
@@ -61,7 +68,8 @@ def test_what_runs_answer_says_generic_card_in_both_languages() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["cards with 16gb", "16GB+ cards below 700 euros", "cheapest card with 20GB", "16g显存的显卡有哪些"]
+    "text",
+    ["cards with 16gb", "16GB+ cards below 700 euros", "cheapest card with 20GB", "16g显存的显卡有哪些"],
 )
 def test_card_filters_stay_filters(text: str) -> None:
     q, r = _run(text)
@@ -127,7 +135,12 @@ def test_generic_card_fit_verdict_names_the_size_once() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["best budget gpu for kaggle", "cheap gpu for deep learning", "性价比最高的显卡", "affordable gpu for ML?"],
+    [
+        "best budget gpu for kaggle",
+        "cheap gpu for deep learning",
+        "性价比最高的显卡",
+        "affordable gpu for ML?",
+    ],
 )
 def test_budget_word_without_amount_leads_with_value(text: str) -> None:
     q, r = _run(text)
@@ -157,7 +170,12 @@ def test_budget_word_answer_says_no_budget_given() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["best gpu under $1000", "best budget gpu under $1000", "best gpu for deep learning", "no budget, best gpu"],
+    [
+        "best gpu under $1000",
+        "best budget gpu under $1000",
+        "best gpu for deep learning",
+        "no budget, best gpu",
+    ],
 )
 def test_amount_or_no_budget_word_keeps_the_old_answer(text: str) -> None:
     q, r = _run(text)

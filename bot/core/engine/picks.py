@@ -155,10 +155,10 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
     if value_first:
         # "best budget gpu", "性价比最高的显卡" (issue 10): the best value leads, then the cheapest card
         # with room for today's models; not the fastest (a $3,000+ card is not a budget answer)
-        cheapest = min(roomy, key=lambda r: (r.gpu.price_usd or 0, -(r.relative_speed or 0)))
+        cheapest_row = min(roomy, key=lambda r: (r.gpu.price_usd or 0, -(r.relative_speed or 0)))
         chosen = [(best_value, Reason(ReasonCode.BEST_VALUE_MIN_VRAM, GENERAL_MIN_VRAM_GB))]
-        if cheapest is not best_value:
-            chosen.append((cheapest, Reason(ReasonCode.CHEAPEST_MIN_VRAM, GENERAL_MIN_VRAM_GB)))
+        if cheapest_row is not best_value:
+            chosen.append((cheapest_row, Reason(ReasonCode.CHEAPEST_MIN_VRAM, GENERAL_MIN_VRAM_GB)))
     if not value_first and most_mem is not fastest and most_mem.gpu.vram_gb > fastest.gpu.vram_gb:
         chosen.append((most_mem, Reason(ReasonCode.MOST_MEMORY_LLM)))
     if not value_first and best_value not in [p for p, _ in chosen]:
