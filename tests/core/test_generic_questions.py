@@ -238,3 +238,25 @@ def test_how_many_at_a_stated_precision() -> None:
     assert "more than 8x" in big.verdict  # 363 GB: not even eight 24 GB cards
     js = json.loads(json.dumps(big.to_json(), allow_nan=False))
     assert js["cards_needed"] == [{"gpu": "rtx-3090", "format": "int4", "cards": None}]
+
+
+def test_how_many_of_something_else_is_not_a_card_count() -> None:
+    from bot.core.engine.fit import asks_how_many
+
+    assert asks_how_many("how many h100s do i need") and asks_how_many("跑deepseek要几块4090")
+    for text in (
+        "how many gb does llama 3 70b need on a 3090",
+        "3090跑llama要多少块钱",
+        "how many tokens/s on a 3090",
+    ):
+        assert not asks_how_many(text), text
+
+
+def test_what_runs_on_several_generic_cards() -> None:
+    _, two = _run("what can i run on 2x 24gb")
+    _, one = _run("what can i run on 24gb")
+    assert isinstance(two, ModelPicksResult) and isinstance(one, ModelPicksResult)
+    assert two.count == 2 and one.count == 1 and two.gpu is not None and two.gpu.vram_gb == 24
+    # split over two cards, each pick needs at most one card's memory, and the biggest is no smaller
+    assert all(p.required_gb <= two.usable_gb + 0.05 for p in two.picks)
+    assert max(p.model.params for p in two.picks) >= max(p.model.params for p in one.picks)

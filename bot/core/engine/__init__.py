@@ -64,7 +64,8 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             # size (issue 10), not the cards that have that much memory
             card = best.memory_card(cat, q.text)
             if card is not None:
-                q = replace(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb)
+                n = q.num_gpus if q.num_gpus > 1 else best.memory_count(q.text)  # "2x 24gb"
+                q = replace(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
                 return q, best.picks_result(cat, q, [])
     if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
         # a comparison built without the parser (a slash command's counts): the same setups (only

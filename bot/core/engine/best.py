@@ -116,6 +116,18 @@ def asks_memory_runs(text: str) -> bool:
     return builds.asks_what_runs(text) and not _ASKS_CARD.search(text)
 
 
+#: "2x 24gb", "4 x 16 GB", "2*24G": several generic cards of one memory size
+_MEMORY_COUNT = gated_re.compile(
+    r"(?<![\d.])([1-8])\s*[x×*]\s*\d{1,3}(?:\.\d)?\s*(?:gb|gib|g)(?![a-z])", re.I
+)
+
+
+def memory_count(text: str) -> int:
+    """How many cards of the memory named ("2x 24gb": 2); 1 when no count is written that way."""
+    m = _MEMORY_COUNT.search(text)
+    return int(m.group(1)) if m is not None else 1
+
+
 def memory_card(cat: Catalog, text: str) -> GPU | None:
     """A generic CUDA card with the memory the question names ("on 16 GB"), or None."""
     m = _MEMORY.search(text)

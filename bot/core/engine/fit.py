@@ -329,7 +329,12 @@ def _measured_of(cat: Catalog) -> dict[str, tuple[Any, ...]]:
 
 
 #: "how many h100s do i need", "需要几张4090", "多少块卡": the question asks for a count of cards
-_HOW_MANY = gated_re.compile(r"\bhow many\b|几张|几块|几个卡|多少张|多少块|幾張|幾塊|多少張", re.I)
+_HOW_MANY = gated_re.compile(
+    r"\bhow many\b(?!\s+(?:gb|gigs?|gigabytes?|tokens?|tok|layers?|params?|parameters?|heads?|experts?|hours?|"
+    r"days?|minutes?|seconds?|users?|requests?|images?|samples?|epochs?|steps?|bits?|times?|watts?|dollars?)\b)|"
+    r"几张|几个卡|多少张|幾張|多少張|(?:几|幾|多少)块(?!钱|錢)",
+    re.I,
+)
 
 
 def asks_how_many(text: str) -> bool:
