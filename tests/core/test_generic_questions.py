@@ -260,3 +260,21 @@ def test_what_runs_on_several_generic_cards() -> None:
     # split over two cards, each pick needs at most one card's memory, and the biggest is no smaller
     assert all(p.required_gb <= two.usable_gb + 0.05 for p in two.picks)
     assert max(p.model.params for p in two.picks) >= max(p.model.params for p in one.picks)
+
+
+def test_how_many_for_training_uses_the_engines_card_change() -> None:
+    text = "how many a100 80gb to full finetune llama 3 8b"
+    _, r = _run(text)
+    assert isinstance(r, FitResult) and r.how_many and not r.items[0].fits
+    split = [
+        f for f in r.items[0].fixes if f.num_gpus > 1 and all(str(c.kind) == "num_gpus" for c in f.changes)
+    ]
+    assert split and split[0].total_gb <= r.items[0].capacity_gb
+    a = answer(text)
+    assert a.verdict.startswith("How many A100") and f"{split[0].num_gpus}x" in a.verdict
+    js = json.loads(json.dumps(a.to_json(), allow_nan=False))
+    assert js["cards_needed"][0]["cards"] == split[0].num_gpus
+    # no count the engine can back: the old verdict, no lead and no count in the JSON
+    big = answer("how many 3090s to full finetune llama 3 70b")
+    assert not big.verdict.startswith("How many")
+    assert json.loads(json.dumps(big.to_json()))["cards_needed"] == []

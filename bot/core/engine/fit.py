@@ -440,7 +440,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         notes=tuple(notes),
         basis=tuple(basis),
         max_context=q.max_context,
-        how_many=how_many and not first.workload.trains,
+        how_many=how_many,
     )
 
 

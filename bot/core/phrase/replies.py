@@ -32,6 +32,7 @@ from bot.core.phrase.common import (
 )
 from bot.core.results import (
     BasisCode,
+    ChangeKind,
     CompareResult,
     CompareRowData,
     FitAloneResult,
@@ -279,6 +280,14 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
 
 
+def _cards_fix(it: Any) -> Any:
+    """The change of an item that only adds cards ("on 2 cards, sharded"), or None."""
+    for f in it.fixes:
+        if f.num_gpus > 1 and all(c.kind is ChangeKind.NUM_GPUS for c in f.changes):
+            return f
+    return None
+
+
 def _how_many_lead(env: Env, r: FitResult, model: str, card: str) -> str | None:
     """ "How many H100 for DeepSeek-V3: 8x for FP8, 8x for Q4_K_M": the fewest cards each build
     needs (one when it fits a card), best build first; None when no build has a count."""
@@ -294,7 +303,11 @@ def _how_many_lead(env: Env, r: FitResult, model: str, card: str) -> str | None:
             counts.append(t(L, key, n=1, fmt=label))
         elif it.min_cards:
             counts.append(t(L, "count.item", n=it.min_cards, fmt=label))
-        elif not r.builds:  # one setting asked, and 8 cards do not hold it
+        elif (split := _cards_fix(it)) is not None:  # training: the engine's "on N cards" change
+            counts.append(
+                t(L, "count.item_per_card", n=split.num_gpus, fmt=label, gb=gb(env, split.total_gb))
+            )
+        elif not r.builds and not it.workload.trains:  # one setting asked, and 8 cards do not hold it
             counts.append(t(L, "count.item_over", n=8, fmt=label))
     if not counts:
         return None
