@@ -35,6 +35,7 @@ from bot.core.results import (
     FailedResult,
     FilterResult,
     FitAloneResult,
+    FitItem,
     FitResult,
     GeneralResult,
     InfoResult,
@@ -186,6 +187,16 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         assumed = result.assumptions
         basis_codes = [str(b) for b in result.basis]
         notes += result.notes
+        if result.how_many:  # issue 10: "how many h100s for X": the fewest cards per build
+            extra["cards_needed"] = [
+                {
+                    "gpu": it.gpu.id,
+                    "format": it.entry.format or str(it.workload.precision),
+                    "cards": 1 if it.fits else (it.min_cards or _cards_of_fix(it)),  # None: more than 8
+                }
+                for it in result.items
+                if it.fits or it.min_cards or _cards_of_fix(it) or not (result.builds or it.workload.trains)
+            ]
     elif isinstance(result, FitAloneResult):
         fit_entries = tuple(it.entry for it in result.items)
         assumed = result.assumptions
@@ -504,3 +515,13 @@ def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
         return None
     hits = [c for c in choices if key in re.sub(r"[^a-z0-9.]", "", c.label.lower())]
     return hits[0] if len(hits) == 1 else None
+
+
+def _cards_of_fix(it: FitItem) -> int | None:
+    """The card count of a fit item's change that only adds cards (training: "on 2 cards, sharded")."""
+    from bot.core.results import ChangeKind
+
+    for f in it.fixes:
+        if f.num_gpus > 1 and all(c.kind is ChangeKind.NUM_GPUS for c in f.changes):
+            return int(f.num_gpus)
+    return None

@@ -109,6 +109,7 @@ def parse(text: str, catalog: Any = None, context: Context | None = None) -> Que
         q = _with_fact(_with_card_filter(_with_context(_engine_ram_follow_up(q, context), catalog)))
         q = _understand_advice.refine(q, context)  # judgement questions (issue 10)
         q = q if q.intent is Intent.ADVICE else _with_memory_card(q)
+        q = _with_budget_word(q)
         if more:
             q = replace(q, notes=(*q.notes, note(NoteCode.MORE_QUESTIONS, text=more[:120])))
         return q
@@ -595,7 +596,9 @@ def _with_fact(q: Query) -> Query:
 # a card named by its memory: "on a 16gb card", "my 8 gb gpu", "16gb of vram", "with 12gb", "12g显存"
 _MEMORY_CARD_RE = gated_re.compile(
     r"(?<![\d.])(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)(?![a-z])\s*(?:of\s+)?(?:vram|gpu|card|graphics card|显存|显卡|顯存|顯卡)"
-    r"|\b(?:on|with|have|got|own|my|in)\s+(?:a\s+|an\s+|my\s+|only\s+)?(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))",
+    r"|\b(?:on|with|have|got|own|my|in)\s+(?:a\s+|an\s+|my\s+|only\s+)?(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr|内存))"
+    # the memory after the word: "显存16g", "显存只有 8G", "vram: 12gb"
+    r"|(?:显存|顯存|\bvram)\s*(?:只有|才|就|有|是|为|為|:|：|of|is)?\s*(\d{1,3}(?:\.\d)?)\s*(?:gb|gib|g)(?![a-z])",
     re.I | re.ASCII,
 )
 
@@ -615,7 +618,36 @@ def _with_memory_card(q: Query) -> Query:
     m = _MEMORY_CARD_RE.search(q.text)
     if m is None or intent.REC_STRONG_RE.search(q.text.lower()):
         return q
-    gb = float(m.group(1) or m.group(2))
+    gb = float(m.group(1) or m.group(2) or m.group(3))
     if not 2 <= gb <= 512:
         return q
     return replace(q, intent=Intent.FIT, vram_gb=gb)
+
+
+# issue 10: "budget" as an adjective, and the other words that ask for value without an amount
+_BUDGET_WORD_RE = gated_re.compile(
+    r"\b(?:budget(?:[- ]friendly)?|cheap(?:er|est|ish)?|affordable|inexpensive|low[- ]cost|low[- ]end|"
+    r"entry[- ]level|bang for (?:the |your |my )?bucks?|best value|value for money|good value|"
+    r"price[- ]to[- ]performance|price/performance|cost[- ]effective)\b|"
+    r"性价比|便宜|实惠|入门级?(?:显卡|卡)|平价|省钱|性價比|實惠",
+    re.I,
+)
+# ... unless it says money is no object ("no budget", "budget is not an issue", "钱不是问题")
+_NO_BUDGET_RE = gated_re.compile(
+    r"\bno budget\b|\bbudget (?:is )?(?:not|no|doesn'?t|does not)\b|\bunlimited budget\b|\bmoney is no\b|"
+    r"钱不是问题|不差钱|预算不限|预算无上限",
+    re.I,
+)
+
+
+def _with_budget_word(q: Query) -> Query:
+    """ "best budget gpu for kaggle", "cheap gpu for deep learning", "性价比最高的显卡": a buying question
+    that asks for value and names no amount: said, and the answer leads with value (issue 10)."""
+    if q.intent is not Intent.RECOMMEND or q.budget_usd is not None or q.gpus or q.needs_clarification:
+        return q
+    text = q.text
+    if _BUDGET_WORD_RE.search(text) is None or _NO_BUDGET_RE.search(text) is not None:
+        return q
+    if any(n.code is NoteCode.BUDGET_NO_AMOUNT for n in q.notes):
+        return q
+    return replace(q, notes=(*q.notes, note(NoteCode.BUDGET_NO_AMOUNT)))

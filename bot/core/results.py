@@ -89,6 +89,7 @@ class ReasonCode(StrEnum):
     ROCM = "rocm"
     RUNS_AS_Q4_K_M = "runs_as_q4_k_m"  # issue 11: fits as the Q4_K_M build, not in the release format
     RUNS_AS_RELEASE = "runs_as_release"  # fits in the release format (FP8, MXFP4, bf16)
+    CHEAPEST_MIN_VRAM = "cheapest_min_vram"  # value: GB floor (issue 10: "best budget gpu")
 
 
 @quick_init
@@ -255,6 +256,7 @@ class FitResult:
     basis: tuple[BasisCode, ...] = ()
     builds: bool = False  # issue 11: the items are builds of one (model, card), best quality first
     max_context: bool = False  # issue 17: the question asks for the longest context that fits
+    how_many: bool = False  # issue 10: "how many h100s for X": the count of the named card leads
 
 
 class Smallest(StrEnum):
@@ -347,6 +349,7 @@ class GeneralResult:
     picks: tuple[Pick, ...]
     min_vram_gb: float
     cheapest_on_file: GPU | None = None  # nothing costs under the budget
+    value_first: bool = False  # issue 10: "best budget gpu" with no amount: best value, then the cheapest
 
 
 # --------------------------------------------------------------------------- compare

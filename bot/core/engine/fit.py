@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
-from bot.core import commands, memory, recommend
+from bot.core import commands, gated_re, memory, recommend
 from bot.core.copy_with import copy_with
 from bot.core.engine import builds as bld
 from bot.core.engine.common import (
@@ -325,12 +326,27 @@ def _measured_of(cat: Catalog) -> dict[str, tuple[Any, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+#: "how many h100s do i need", "需要几张4090", "多少块卡": the question asks for a count of cards
+_HOW_MANY = gated_re.compile(
+    r"\bhow many\b(?!\s+(?:gb|gigs?|gigabytes?|tokens?|tok|layers?|params?|parameters?|heads?|experts?|hours?|"
+    r"days?|minutes?|seconds?|users?|requests?|images?|samples?|epochs?|steps?|bits?|times?|watts?|dollars?)\b)|"
+    r"几张|几个卡|多少张|幾張|多少張|(?:几|幾|多少)块(?!钱|錢)",
+    re.I,
+)
+
+
+def asks_how_many(text: str) -> bool:
+    return _HOW_MANY.search(text) is not None
+
+
 def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> FitResult:
     items: list[FitItem] = []
     notes: list[Note] = []
     gpus = [memory_variant(g, q.text) for g in gpus]
     pairs = [(m, g) for m in models for g in gpus]
     single = len(pairs) == 1
+    # "how many h100s for deepseek v3" (issue 10): the count of the named card leads the answer
+    how_many = single and q.num_gpus == 1 and asks_how_many(q.text)
     if all(bld.builds_apply(m, q) for m in models):
         for m, g in pairs:
             its, ns = _build_items(cat, q, m, g, single)
@@ -354,6 +370,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             basis=tuple(basis),
             builds=single,
             max_context=q.max_context,
+            how_many=how_many,
         )
     buyable: list[GPU] | None = None
     measured = False
@@ -375,6 +392,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
+        # a count asked ("how many 3090s for deepseek r1 at 4bit"): the fewest cards it fits on (inference)
+        fewest = bld.min_cards(m, g, e) if how_many and not e.fits and not e.workload.trains else None
         cmd = _asked_command(cat, q, m, g, e, entry)
         if cmd is not None:
             entry = copy_with(entry, command=cmd.to_json())
@@ -395,6 +414,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 full_finetune_gb=full_gb,
                 measured=published,
                 command=cmd,
+                min_cards=fewest,
             )
         )
         seq = bld.sequential_note(m, g, e.workload, str(e.workload.precision)) if not e.fits else []
@@ -418,6 +438,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         notes=tuple(notes),
         basis=tuple(basis),
         max_context=q.max_context,
+        how_many=how_many,
     )
 
 

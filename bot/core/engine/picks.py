@@ -8,12 +8,30 @@ from bot.core.engine.common import assumptions_for, fix_from_suggestion
 from bot.core.knowledge import Catalog, Model
 from bot.core.names import card_label
 from bot.core.results import GeneralResult, Pick, Reason, ReasonCode, RecommendResult
-from bot.core.types import ComparisonRow, Query
+from bot.core.types import ComparisonRow, NoteCode, Query
 
 __all__ = ["GENERAL_MIN_VRAM_GB", "recommend_result", "general_result", "round_tp", "candidate_rows"]
 
 
 GENERAL_MIN_VRAM_GB = 12
+
+#: the reasons of a pick that is there only for its speed (left out when value was asked)
+_SPEED_ONLY = frozenset(
+    {
+        ReasonCode.FASTEST_CONSUMER,
+        ReasonCode.FASTEST_IN_RANGE,
+        ReasonCode.RELATIVE_SPEED,
+        ReasonCode.FITS_BATCH,
+        ReasonCode.FITS_EASILY,
+        ReasonCode.ROOM_LARGE_BATCHES,
+        ReasonCode.ROOM_PARALLEL,
+        ReasonCode.SMALL_BATCHES_ONLY,
+        ReasonCode.RUNS_AS_Q4_K_M,
+        ReasonCode.RUNS_AS_RELEASE,
+        ReasonCode.MOST_MEMORY,
+        ReasonCode.MOST_MEMORY_LLM,
+    }
+)
 
 
 def round_tp(v: float | None) -> float | None:
@@ -41,6 +59,10 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
     w = r.workload
     n = w.num_gpus
     picks = tuple(_pick(c, reasons, n) for c, reasons in r.picks)
+    if r.budget_usd is None and any(x.code is NoteCode.BUDGET_NO_AMOUNT for x in q.notes):
+        # "budget gpu for sdxl" (issue 10): value asked, so the fastest card alone is no pick
+        kept = tuple(p for p in picks if not all(x.code in _SPEED_ONLY for x in p.reasons))
+        picks = kept or picks
     extra: dict[str, object] = {}
     if r.picks and r.budget_usd is None:
         if r.best_value_fit is not None:
@@ -128,10 +150,18 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
     roomy = [r for r in roomy if r.gpu.id not in flagged] or roomy
     best_value = max(roomy, key=lambda r: r.value or 0)
     most_mem = max(rows, key=lambda r: (r.gpu.vram_gb, r.relative_speed or 0))
+    value_first = q.budget_usd is None and any(n.code is NoteCode.BUDGET_NO_AMOUNT for n in q.notes)
     chosen: list[tuple[recommend.CompareRow, Reason]] = [(fastest, Reason(ReasonCode.FASTEST_IN_RANGE))]
-    if most_mem is not fastest and most_mem.gpu.vram_gb > fastest.gpu.vram_gb:
+    if value_first:
+        # "best budget gpu", "性价比最高的显卡" (issue 10): the best value leads, then the cheapest card
+        # with room for today's models; not the fastest (a $3,000+ card is not a budget answer)
+        cheapest_row = min(roomy, key=lambda r: (r.gpu.price_usd or 0, -(r.relative_speed or 0)))
+        chosen = [(best_value, Reason(ReasonCode.BEST_VALUE_MIN_VRAM, GENERAL_MIN_VRAM_GB))]
+        if cheapest_row is not best_value:
+            chosen.append((cheapest_row, Reason(ReasonCode.CHEAPEST_MIN_VRAM, GENERAL_MIN_VRAM_GB)))
+    if not value_first and most_mem is not fastest and most_mem.gpu.vram_gb > fastest.gpu.vram_gb:
         chosen.append((most_mem, Reason(ReasonCode.MOST_MEMORY_LLM)))
-    if best_value not in [p for p, _ in chosen]:
+    if not value_first and best_value not in [p for p, _ in chosen]:
         chosen.append((best_value, Reason(ReasonCode.BEST_VALUE_MIN_VRAM, GENERAL_MIN_VRAM_GB)))
     picks = tuple(
         Pick(
@@ -146,7 +176,9 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
         )
         for row, why in chosen
     )
-    return GeneralResult(budget_usd=q.budget_usd, picks=picks, min_vram_gb=GENERAL_MIN_VRAM_GB)
+    return GeneralResult(
+        budget_usd=q.budget_usd, picks=picks, min_vram_gb=GENERAL_MIN_VRAM_GB, value_first=value_first
+    )
 
 
 def candidate_rows(result: RecommendResult) -> tuple[ComparisonRow, ...]:

@@ -35,6 +35,7 @@ from bot.core.phrase.common import (
 )
 from bot.core.results import (
     BasisCode,
+    ChangeKind,
     CompareResult,
     CompareRowData,
     FitAloneResult,
@@ -229,6 +230,14 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
                 per=per,
                 model=m.name,
             )
+    if r.how_many:
+        lead = _how_many_lead(env, r, m.name, short_name(g))
+        if lead is not None:
+            # "how many h100s for deepseek v3": the count for the named card first, the verdict after
+            lines.insert(0, verdict)
+            if any((it.min_cards or 1) > 1 and not it.fits for it in r.items):
+                lines.append(t(L, "count.split"))
+            verdict = lead
     shown = head or first
     if r.max_context:
         # "how long a context can I use": the longest context per build, the best build's first
@@ -273,6 +282,40 @@ def fit_builds(env: Env, r: FitResult) -> Phrased:
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
 
 
+def _cards_fix(it: Any) -> Any:
+    """The change of an item that only adds cards ("on 2 cards, sharded"), or None."""
+    for f in it.fixes:
+        if f.num_gpus > 1 and all(c.kind is ChangeKind.NUM_GPUS for c in f.changes):
+            return f
+    return None
+
+
+def _how_many_lead(env: Env, r: FitResult, model: str, card: str) -> str | None:
+    """ "How many H100 for DeepSeek-V3: 8x for FP8, 8x for Q4_K_M": the fewest cards each build
+    needs (one when it fits a card), best build first; None when no build has a count."""
+    L = env.lang
+    from bot.core.phrase.common import format_label
+
+    counts: list[str] = []
+    for it in r.items:
+        label = format_label(it.entry.format) if it.entry.format else str(it.workload.precision)
+        if it.fits:
+            key = "count.item_offload" if it.workload.model_offload else "count.item"
+            key = "count.item_tight" if it.entry.tight else key
+            counts.append(t(L, key, n=1, fmt=label))
+        elif it.min_cards:
+            counts.append(t(L, "count.item", n=it.min_cards, fmt=label))
+        elif (split := _cards_fix(it)) is not None:  # training: the engine's "on N cards" change
+            counts.append(
+                t(L, "count.item_per_card", n=split.num_gpus, fmt=label, gb=gb(env, split.total_gb))
+            )
+        elif not r.builds and not it.workload.trains:  # one setting asked, and 8 cards do not hold it
+            counts.append(t(L, "count.item_over", n=8, fmt=label))
+    if not counts:
+        return None
+    return t(L, "count.lead", card=card, model=model, counts=t(L, "sep.list").join(counts))
+
+
 def fit(env: Env, r: FitResult) -> Phrased:
     if r.builds:
         return fit_builds(env, r)
@@ -287,6 +330,8 @@ def fit(env: Env, r: FitResult) -> Phrased:
         where = _where(env, g, n)
         per = t(L, "fit.per_card") if n > 1 else ""
         cap = t(L, "fit.cap_each" if n > 1 else "fit.cap", vram=f"{g.vram_gb:g}")
+        if g.id.startswith("vram-") and n == 1:  # a card named by its memory: not "24 GB (24 GB)"
+            cap = t(L, "fit.cap_generic")
         task = task_phrase(env, m, w)
         used = gb_band(env, it.total_gb, it.entry.low_gb, it.entry.high_gb)
         if it.fits or it.entry.tight:
@@ -372,6 +417,10 @@ def fit(env: Env, r: FitResult) -> Phrased:
     assumptions = [assumption_line(env, first.workload, first.model, r.assumptions)]
     if single:
         verdict = verdicts[0]
+        lead = _how_many_lead(env, r, first.model.name, short_name(first.gpu)) if r.how_many else None
+        if lead is not None:  # "how many 3090s for deepseek r1 at 4bit": the count first (issue 10)
+            details.insert(0, verdict)
+            verdict = lead
     else:
         yes = sum(1 for it in r.items if it.fits)
         total = len(r.items)
@@ -473,6 +522,8 @@ def reasons_phrase(env: Env, reasons: tuple[Reason, ...], seq_len: int | None) -
             out.append(t(L, "reason.relative_speed", x=fmt.ratio(float(r.value or 0), L)))
         elif c is ReasonCode.BEST_VALUE_MIN_VRAM:
             out.append(t(L, "reason.best_value_min_vram", gb=f"{r.value:g}"))
+        elif c is ReasonCode.CHEAPEST_MIN_VRAM:
+            out.append(t(L, "reason.cheapest_min_vram", gb=f"{r.value:g}"))
         else:
             out.append(t(L, f"reason.{c}"))
     return t(L, "sep.semicolon").join(out)
@@ -642,8 +693,18 @@ def general(env: Env, r: GeneralResult) -> Phrased:
     assumed = t(L, "general.assumed" if r.budget_usd is not None else "general.assumed_consumer")
     basis = [t(L, "basis.speed_modelled_ref_cap")]
     _rate_line(env, basis, True)
+    verdict = t(L, key, budget=budget, card=card_label(r.picks[0].gpu))
+    if r.value_first:  # "best budget gpu" (issue 10): the best value, and the cheapest with room
+        cheap = r.picks[-1].gpu
+        verdict = t(
+            L,
+            "general.verdict_value",
+            card=card_label(r.picks[0].gpu),
+            gb=f"{r.min_vram_gb:g}",
+            cheap=card_label(cheap),
+        )
     return Phrased(
-        verdict=t(L, key, budget=budget, card=card_label(r.picks[0].gpu)),
+        verdict=verdict,
         details=details,
         assumptions=[assumed],
         basis=basis,

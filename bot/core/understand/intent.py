@@ -68,7 +68,9 @@ _RECOMMEND_RE = _rx(
     r"[^.?!]{0,25}\b(?:gpus?|cards?|graphics|hardware|setup|rig|one to (?:buy|get))\b|"
     r"\brecommend|\bsuggest|\bshould i (?:buy|get|pick|choose|go for)\b|\b(?:gpus?|cards?) for\b|"
     r"\bwhat (?:to|should i|do i) (?:buy|get)\b|\bbuy\b|\bupgrade|\bpurchase\b|\badvice\b|"
-    r"用什么|推荐|买什么|选什么|哪张|哪款|什么显卡|什么卡|哪个显卡|该买|配什么|买哪|买啥|选啥|用啥卡|啥卡"
+    r"用什么|推荐|买什么|选什么|哪张|哪款|什么显卡|什么卡|哪个显卡|该买|配什么|买哪|买啥|选啥|用啥卡|啥卡|"
+    # issue 10: value without an amount ("性价比最高的显卡", "便宜的显卡", "入门显卡")
+    r"性价比[^，。？?！!]{0,8}(?:显卡|卡|gpu)|性價比[^，。？?！!]{0,8}(?:顯卡|卡|gpu)|便宜[^，。？?！!]{0,4}(?:显卡|卡)|入门级?(?:显卡|卡)"
 )
 _FOLLOWUP_OPENER_RE = _rx(
     r"^\W*(?:and|what about|how about|with|in|under|below|same|then|also|now|ok(?:ay)?|but|using|at)\b|^\W*那|^\W*如果|^\W*换成|^\W*用"
