@@ -267,7 +267,7 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             kwh=pq.kwh or prev.kwh,
             resale_years=pq.resale_years or prev.resale_years,
             # "rent an A100 or buy a 3090" -> "and at 8 hours a day?": the same card to rent
-            rent_gpu=pq.rent_gpu or (prev.rent_gpu if getattr(prev, "rent_gpu", None) in q.gpus else None),
+            rent_gpu=pq.rent_gpu or (prev.rent_gpu if prev.rent_gpu in q.gpus else None),
         )
     said = bool(pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years)
     if not (said or pq.filters.condition or pq.filters.no_cloud):
@@ -275,7 +275,9 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     intent = q.intent
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and not follow:
-        q, pq = _rent_one_buy_other(q, pq, catalog)  # "rent an A100 or buy a 3090?" (issue 10)
+        from bot.core.understand import rent_buy
+
+        q, pq = rent_buy.read(q, pq, catalog)  # "rent an A100 or buy a 3090?" (issue 10)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and (q.intent is not Intent.COMPARE or pq.rent_gpu):
         intent = Intent.RENT_OR_BUY
     elif (
@@ -312,49 +314,6 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             q, intent=intent, gpus=gpus, price_question=pq, budget_usd=budget, needs_clarification=asks
         )
     return replace(q, price_question=pq)
-
-
-def _rent_one_buy_other(q: Query, pq: Any, catalog: Any) -> tuple[Query, Any]:
-    """ "rent an A100 or buy a 3090?": the card to buy (first) and the card to rent, each family taken
-    as one card and said so (the rented one as the variant the rental prices are for); no ask-back."""
-    from bot.core.price_parse import _gpu_mentions
-    from bot.core.understand import rent_buy
-
-    matcher = get_matcher(catalog)
-    found = rent_buy.roles(normalize(q.text), _gpu_mentions(normalize(q.text), matcher.catalog))
-    if found is None:
-        return q, pq
-    notes = [n for n in q.notes if n.code is not NoteCode.TOOK_GPU]
-    cards: list[str] = []
-    for mn, rented in ((found[1], False), (found[0], True)):
-        gid = mn.ids[0]
-        if len(mn.ids) > 1:
-            gid, differs = matcher.family_default(mn.ids, mn.preferred)
-            if rented:
-                gid = rent_buy.rental_variant(matcher.catalog, mn.ids, gid)
-            notes.append(
-                note(
-                    NoteCode.TOOK_GPU,
-                    typed=mn.text.strip(),
-                    chosen=short_gpu(matcher.display_name("gpu", gid)),
-                    same_memory=not differs,
-                    also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != gid],
-                    **({"why": "rental"} if rented else {}),
-                )
-            )
-        cards.append(gid)
-    if cards[0] == cards[1]:
-        return q, pq
-    asked = (NoteCode.ASK_GPU_VARIANT,)
-    q = replace(
-        q,
-        gpus=tuple(cards),
-        notes=tuple(notes),
-        choices=(),
-        needs_clarification=False,
-        suggestions=tuple(n for n in q.suggestions if n.code not in asked),
-    )
-    return q, replace(pq, rent_gpu=cards[1])
 
 
 def _one_variant(q: Query, gpus: tuple[str, ...], catalog: Any) -> tuple[tuple[str, ...], Query]:

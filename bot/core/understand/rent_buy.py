@@ -8,6 +8,8 @@ comparison of two cards, and no ask-back on the rented card's variant).
 
 * :func:`roles`: the rented and the bought card's mentions, or None (the text between the previous
   card and this one is read for the last verb; so "rent or buy a 4090" names one card only).
+* :func:`read`: the question read so (the card to buy first, then the card to rent; the price
+  question's ``rent_gpu``), each family taken as one card and said, the ask-back dropped.
 * :func:`rental_variant`: for a card family asked for renting ("rent an A100"), the member the
   rental prices in knowledge/prices.yaml are for: the most observed (not estimated) cloud prices,
   then the most cloud prices, then the family's default. Said in the answer as taken.
@@ -19,11 +21,15 @@ cards): nothing that scales with the catalog.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from bot.core.matching import get_matcher, normalize
+from bot.core.types import NoteCode, Query, note
+from bot.core.understand.names import short_gpu
 from bot.core.understand.text import rx
 
-__all__ = ["roles", "rental_variant"]
+__all__ = ["roles", "rental_variant", "read"]
 
 # the last of these before a card says what the user would do with it
 _VERB_RE = rx(
@@ -79,3 +85,46 @@ def rental_variant(catalog: Any, ids: Sequence[str], default: str) -> str:
         return (sum(1 for x in cloud if not x.estimated), len(cloud), gid == default)
 
     return max(ids, key=rank)
+
+
+def read(q: Query, pq: Any, catalog: Any) -> tuple[Query, Any]:
+    """ "rent an A100 or buy a 3090?": the card to buy (first) and the card to rent, each family taken
+    as one card and said so (the rented one as the variant the rental prices are for); no ask-back.
+    ``pq``: the question's ``price_parse.PriceQuestion``; unchanged when the text names no such pair."""
+    from bot.core.price_parse import _gpu_mentions
+
+    matcher = get_matcher(catalog)
+    norm = normalize(q.text)
+    found = roles(norm, _gpu_mentions(norm, matcher.catalog))
+    if found is None:
+        return q, pq
+    notes = [n for n in q.notes if n.code is not NoteCode.TOOK_GPU]
+    cards: list[str] = []
+    for mn, rented in ((found[1], False), (found[0], True)):
+        gid = mn.ids[0]
+        if len(mn.ids) > 1:
+            gid, differs = matcher.family_default(mn.ids, mn.preferred)
+            if rented:
+                gid = rental_variant(matcher.catalog, mn.ids, gid)
+            notes.append(
+                note(
+                    NoteCode.TOOK_GPU,
+                    typed=mn.text.strip(),
+                    chosen=short_gpu(matcher.display_name("gpu", gid)),
+                    same_memory=not differs,
+                    also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != gid],
+                    **({"why": "rental"} if rented else {}),
+                )
+            )
+        cards.append(gid)
+    if cards[0] == cards[1]:
+        return q, pq
+    q = replace(
+        q,
+        gpus=tuple(cards),
+        notes=tuple(notes),
+        choices=(),
+        needs_clarification=False,
+        suggestions=tuple(n for n in q.suggestions if n.code is not NoteCode.ASK_GPU_VARIANT),
+    )
+    return q, replace(pq, rent_gpu=cards[1])
