@@ -182,3 +182,22 @@ def test_a_card_without_a_rental_price_is_said_and_the_usual_options_costed() ->
     d = a.to_json()["costs"]
     assert a.intent is Intent.RENT_OR_BUY and d["rent_card_unpriced"] == unpriced and "rent_card" not in d
     assert d["rent"] and "I have no rental price" in a.text
+
+
+def test_renting_cheaper_than_the_electricity_is_said_as_never_paying_off() -> None:
+    from dataclasses import replace
+
+    from bot.core.engine.prices import rent_buy_result
+    from bot.core.phrase.common import Env
+    from bot.core.phrase.prices import rent_buy
+
+    q = answer("rent an A100 or buy a 3090?", catalog=CAT).query
+    r = rent_buy_result(CAT, q)
+    never = replace(r, rent_card=replace(r.rent_card, break_even_hours=None, break_even_months=None))
+    en = rent_buy(Env(lang=Lang.EN), never).verdict
+    zh = rent_buy(Env(lang=Lang.ZH_HANS), never).verdict
+    assert (
+        en.startswith("Rent the A100 SXM4 80 GB rather than buy the RTX 3090 24 GB")
+        and "never pays off" in en
+    )
+    assert "永远回不了本" in zh
