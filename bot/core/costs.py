@@ -622,6 +622,9 @@ class RentCardCost:
     fits_rent: bool | None = None
     required_gb: float | None = None  # per card, modelled
     required_gb_band: tuple[float, float] | None = None
+    # the counts the user said ("buy two 3090s"); the figures are for one card of each
+    buy_count: int = 1
+    rent_count: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -640,6 +643,8 @@ class RentCardCost:
             "fits_rent": self.fits_rent,
             "required_gb": _r(self.required_gb, 1),
             "required_gb_band": [_r(v, 1) for v in self.required_gb_band] if self.required_gb_band else None,
+            "counts_said": [self.buy_count, self.rent_count],
+            "costed_per_card": True,
         }
 
 

@@ -201,3 +201,14 @@ def test_renting_cheaper_than_the_electricity_is_said_as_never_paying_off() -> N
         and "never pays off" in en
     )
     assert "永远回不了本" in zh
+
+
+def test_counts_said_stay_with_their_cards_and_are_said_as_not_costed() -> None:
+    a = answer("should i rent an h100 or buy two 3090s", catalog=CAT)
+    d = a.to_json()
+    counts = dict(zip(d["gpus"], d["gpu_counts"], strict=True))
+    assert counts["rtx-3090"] == 2 and counts[d["costs"]["rent_card"]["rent_gpu"]] == 1
+    assert d["costs"]["rent_card"]["counts_said"] == [2, 1]
+    assert "Costed card for card" in a.text
+    one = answer("should i rent an h100 or buy a 3090", catalog=CAT)
+    assert one.to_json()["gpu_counts"] == [1, 1] and "Costed card for card" not in one.text

@@ -58,6 +58,8 @@ def rent_buy_result(cat: Catalog, q: Query) -> RentBuyResult | WhichCardResult:
     )
     if cross is not None and model is not None:
         cross = _with_fit(cat, q, model, cross)
+    if cross is not None and len(q.gpu_counts) == 2 and q.gpus[:2] == (gpu, rent_gpu):
+        cross = replace(cross, buy_count=int(q.gpu_counts[0]), rent_count=int(q.gpu_counts[1]))
     named = [gpu, *(r.gpu for r in rob.rent), *[g for g in (rent_gpu, unpriced) if g]]
     return RentBuyResult(rob, _cards(cat, named), rent_card=cross, rent_unpriced=unpriced)
 

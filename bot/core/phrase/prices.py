@@ -64,6 +64,17 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
             verdict, details = fit, [verdict, *details]
         elif fit is not None:
             details.insert(0, fit)
+        x = r.rent_card
+        if x.buy_count > 1 or x.rent_count > 1:  # "buy two 3090s": said, never costed silently as one
+            counts = t(
+                L,
+                "rob.cross.per_card",
+                buy=_card(r, x.buy_gpu),
+                rent=_card(r, x.rent_gpu),
+                buy_n=fmt.num(x.buy_count, L),
+                rent_n=fmt.num(x.rent_count, L),
+            )
+            details.insert(0, counts)
     elif r.no_cloud and rob.own is not None:
         # "no cloud": what owning costs, rent options left out and said so (issue 14)
         verdict = t(L, "money.own_only", card=card, own=fmt.usd(rob.own.usd, L), years=yrs_s, hpd=hpd_s)

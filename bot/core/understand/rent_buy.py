@@ -119,9 +119,13 @@ def read(q: Query, pq: Any, catalog: Any) -> tuple[Query, Any]:
         cards.append(gid)
     if cards[0] == cards[1]:
         return q, pq
+    # "buy two 3090s": each card's count follows it to its new place (buy first, then rent)
+    said = dict(zip(q.gpus, q.gpu_counts, strict=False)) if len(q.gpu_counts) == len(q.gpus) else {}
+    counts = [next((said[g] for g in mn.ids if g in said), 1) for mn in (found[1], found[0])]
     q = replace(
         q,
         gpus=tuple(cards),
+        gpu_counts=tuple(counts) if max(counts) > 1 else (),
         notes=tuple(notes),
         choices=(),
         needs_clarification=False,
