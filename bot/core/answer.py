@@ -240,6 +240,10 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         basis_codes = ["memory_modelled"]
     elif isinstance(result, RentBuyResult):
         extra["costs"] = result.rob.to_json()
+        if result.rent_card is not None:  # "rent an A100 or buy a 3090?" (issue 10; additive)
+            extra["costs"]["rent_card"] = result.rent_card.to_json()
+        if result.rent_unpriced is not None:  # the card asked to rent has no rental price
+            extra["costs"]["rent_card_unpriced"] = result.rent_unpriced
         basis_codes = ["prices_dated"]
     elif isinstance(result, DealResult):
         extra["deal"] = result.deal.to_json()

@@ -318,6 +318,63 @@ def merge(
             text = f"{new.text} ({phrases[0]})"
             if intent is Intent.INFO and (models or workload_said):
                 intent = Intent.FIT
+    pending = None if turn.cheaper or turn.pricier else _pending_choice(last, new, catalog)
+    if pending is not None:
+        # "l40s和a100哪个好" (which A100?) -> "用fp8呢": the question asked keeps its cards and models
+        # (issue 10). A card family: its first variant, said, with the others named (the user who
+        # changes a setting instead of picking wants an answer); a model family has no such default:
+        # asked again, the setting applied (picking an option answers with it)
+        kept = _merged(
+            new,
+            text,
+            last.intent,
+            last.models or models,
+            last.gpus,
+            budget,
+            task,
+            method,
+            count,
+            notes,
+            last,
+            took,
+        )
+        cards = getattr(catalog, "gpus", None) or {}
+        again = tuple(replace(c, text=f"{c.text} {new.text}"[:_MAX_CHOICE_TEXT]) for c in last.choices)
+        if all(c.id in cards for c in last.choices):
+            first = last.choices[0]
+            family = next(
+                (n.values.get("family") for n in pending if n.code is NoteCode.ASK_GPU_VARIANT), None
+            )
+            said = note(
+                NoteCode.TOOK_GPU,
+                typed=family or first.label,
+                chosen=first.label,
+                same_memory=False,
+                also=[c.label for c in last.choices[1:]],
+                why="pending",
+            )
+            # the options stay with the question (not shown): "80gb" / "2" next switches, with this setting
+            gpus = tuple(dict.fromkeys((*last.gpus, str(first.id))))
+            return replace(kept, gpus=gpus, notes=(said, *kept.notes), choices=again)
+        return replace(kept, needs_clarification=True, choices=again, suggestions=pending)
+    return _merged(new, text, intent, models, gpus, budget, task, method, count, notes, last, took)
+
+
+def _merged(
+    new: Query,
+    text: str,
+    intent: Intent,
+    models: tuple[str, ...],
+    gpus: tuple[str, ...],
+    budget: float | None,
+    task: Task | None,
+    method: Method | None,
+    count: int,
+    notes: list[Any],
+    last: Query,
+    took: Any,
+) -> Query:
+    """The new turn with the previous question's settings kept where it states none."""
     return replace(
         new,
         text=text,
@@ -350,6 +407,26 @@ def merge(
         needs_clarification=new.needs_clarification and took is None,
         suggestions=new.suggestions if took is None else (),
     )
+
+
+_MAX_CHOICE_TEXT = 1000  # a picked option's question text (the asked question plus its follow-ups)
+
+
+def _pending_choice(last: Query, new: Query, catalog: Any) -> tuple[Any, ...] | None:
+    """The ask-back of the last turn (its suggestions) when it still waits for an answer: it asked
+    which card (or model) and this turn names none of that kind nor asks its own; else None."""
+    if not (last.needs_clarification and last.choices) or new.needs_clarification or new.choices:
+        return None
+    asks = tuple(n for n in last.suggestions if n.code in (NoteCode.ASK_GPU_VARIANT, NoteCode.ASK_MODEL))
+    if not asks:
+        return None
+    cards = getattr(catalog, "gpus", None) or {}
+    models = getattr(catalog, "models", None) or {}
+    if all(c.id in cards for c in last.choices):
+        return asks if not new.gpus else None
+    if all(c.id in models for c in last.choices):
+        return asks if not new.models else None
+    return None
 
 
 def carry(previous: Context | None, q: Query, language: Lang, shown_usd: tuple[float, ...] = ()) -> Context:

@@ -65,6 +65,8 @@ __all__ = [
     "OwnCost",
     "RentCost",
     "RentOrBuy",
+    "RentCardCost",
+    "rent_card_cost",
     "Reason",
     "Alternative",
     "DealVerdict",
@@ -596,6 +598,79 @@ def rent_or_buy(
         verdict=verdict,
         assumptions=tuple(assumptions),
         stale_dates=stale,
+    )
+
+
+@dataclass(frozen=True)
+class RentCardCost:
+    """Buy one card or rent another (issue 10: "rent an A100 or buy a 3090?"): per hour of the owned
+    card's work, what owning costs and what renting the other card costs once its speed is counted."""
+
+    buy_gpu: str
+    rent_gpu: str
+    workload: str  # model id, or "generic" (the typical workloads of GENERIC_WORKLOADS)
+    relative_speed: float  # rented card's speed / owned card's, for this work (modelled)
+    hours_per_day: float
+    own_usd_per_hour: float | None  # owning's total over the years / hours of use
+    rent_usd_per_hour: float  # the cheapest rent option's price per hour of the rented card
+    rent_usd_per_work_hour: float  # ... per hour of the owned card's work (price / relative speed)
+    break_even_hours: float | None
+    break_even_months: float | None
+    workload_name: str | None = None  # the model's display name
+    # the named model as asked, per card: whether it fits (None: no model named / not sized)
+    fits_buy: bool | None = None
+    fits_rent: bool | None = None
+    required_gb: float | None = None  # per card, modelled
+    required_gb_band: tuple[float, float] | None = None
+    # the counts the user said ("buy two 3090s"); the figures are for one card of each
+    buy_count: int = 1
+    rent_count: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "buy_gpu": self.buy_gpu,
+            "rent_gpu": self.rent_gpu,
+            "workload": self.workload,
+            "relative_speed": _r(self.relative_speed, 3),
+            "relative_speed_basis": "modelled",
+            "hours_per_day": _r(self.hours_per_day, 2),
+            "own_usd_per_hour": _r(self.own_usd_per_hour, 3),
+            "rent_usd_per_hour": _r(self.rent_usd_per_hour, 3),
+            "rent_usd_per_work_hour": _r(self.rent_usd_per_work_hour, 3),
+            "break_even_hours": _r(self.break_even_hours, 0),
+            "break_even_months": _r(self.break_even_months, 1),
+            "fits_buy": self.fits_buy,
+            "fits_rent": self.fits_rent,
+            "required_gb": _r(self.required_gb, 1),
+            "required_gb_band": [_r(v, 1) for v in self.required_gb_band] if self.required_gb_band else None,
+            "counts_said": [self.buy_count, self.rent_count],
+            "costed_per_card": True,
+        }
+
+
+def rent_card_cost(rob: RentOrBuy, rent_gpu: str, workload_name: str | None = None) -> RentCardCost | None:
+    """The rent-one-buy-another figures of a :func:`rent_or_buy` run whose rent options are
+    ``rent_gpu``'s (the cheapest per hour of work); None when that card has no rent price."""
+    opts = [r for r in rob.rent if r.gpu == rent_gpu]
+    if not opts:
+        return None
+    best = min(opts, key=lambda r: r.usd_per_hour / r.relative_speed)
+    a = {x.code: x for x in rob.assumptions}
+    hpd = float(a[AssumptionCode.HOURS_PER_DAY].value)
+    workload = str(a[AssumptionCode.WORKLOAD].value)
+    own = rob.own
+    return RentCardCost(
+        buy_gpu=rob.gpu,
+        rent_gpu=rent_gpu,
+        workload=workload,
+        relative_speed=best.relative_speed,
+        hours_per_day=hpd,
+        own_usd_per_hour=own.usd / own.hours if own is not None and own.hours > 0 else None,
+        rent_usd_per_hour=best.usd_per_hour,
+        rent_usd_per_work_hour=best.usd_per_hour / best.relative_speed,
+        break_even_hours=best.break_even_hours,
+        break_even_months=best.break_even_months,
+        workload_name=workload_name,
     )
 
 

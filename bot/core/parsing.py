@@ -264,13 +264,19 @@ def _with_prices(q: Query, catalog: Any) -> Query:
             hours_per_day=pq.hours_per_day or prev.hours_per_day,
             kwh=pq.kwh or prev.kwh,
             resale_years=pq.resale_years or prev.resale_years,
+            # "rent an A100 or buy a 3090" -> "and at 8 hours a day?": the same card to rent
+            rent_gpu=pq.rent_gpu or (prev.rent_gpu if prev.rent_gpu in q.gpus else None),
         )
     said = bool(pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years)
     if not (said or pq.filters.condition or pq.filters.no_cloud):
         return q
     intent = q.intent
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
-    if PriceQuestionKind.RENT_OR_BUY in pq.kinds and q.intent is not Intent.COMPARE:
+    if PriceQuestionKind.RENT_OR_BUY in pq.kinds and not follow:
+        from bot.core.understand import rent_buy
+
+        q, pq = rent_buy.read(q, pq, catalog)  # "rent an A100 or buy a 3090?" (issue 10)
+    if PriceQuestionKind.RENT_OR_BUY in pq.kinds and (q.intent is not Intent.COMPARE or pq.rent_gpu):
         intent = Intent.RENT_OR_BUY
     elif (
         PriceQuestionKind.DEAL in pq.kinds
@@ -295,7 +301,7 @@ def _with_prices(q: Query, catalog: Any) -> Query:
         q = replace(q, budget_usd=pq.filters.max_usd)
     if pq.filters.no_cloud and intent is not Intent.RENT_OR_BUY:
         q = replace(q, notes=(*q.notes, note(NoteCode.NO_CLOUD)))  # issue 14: said, and applied downstream
-    if intent is Intent.RENT_OR_BUY and len(gpus) >= 2:
+    if intent is Intent.RENT_OR_BUY and len(gpus) >= 2 and not pq.rent_gpu:
         gpus, q = _one_variant(q, gpus, catalog)
     if intent in (Intent.RENT_OR_BUY, Intent.DEAL):
         # "is $900 a good price": the amount is the card's price, not a budget

@@ -153,6 +153,8 @@ class PriceQuestion:
     hours_per_day: float | None
     kwh: KwhPrice | None
     resale_years: float | None
+    # "rent an A100 or buy a 3090": the card to rent, when it is not the card to buy (issue 10)
+    rent_gpu: str | None = None
 
 
 # --------------------------------------------------------------------------- regexes
@@ -196,6 +198,7 @@ _RENT_BUY_RE = _rx(
     r"|\bhours\s+of\s+cloud\b|\bcloud\b.{0,30}\b(?:or|vs\.?|versus)\s+(?:buy|own)|\b(?:buy|own)\w*\b.{0,30}\bor\b.{0,20}\bcloud\b"
     r"|\bcheaper\s+to\s+(?:rent|buy)\b|\brent\w*\b.{0,40}\bcheaper\s+than\s+buy|\bbuy\w*\b.{0,40}\bcheaper\s+than\s+rent|\bworth\s+buying\b.{0,40}\brent|\bshould\s+i\s+rent\b"
     r"|租还是买|买还是租|租.{0,6}还是.{0,6}买|买.{0,6}还是.{0,6}租|回本|租云|租卡|租用.{0,10}划算"
+    r"|租.{0,12}比.{0,6}买|买.{0,12}比.{0,6}租"  # "租H100比买4090划算吗" (issue 10)
     r")"
 )
 _DEAL_RE = _rx(

@@ -564,6 +564,8 @@ class RentBuyResult:
     rob: Any  # costs.RentOrBuy
     cards: dict[str, GPU]  # every card id the result mentions -> the card
     no_cloud: bool = False  # the user said "no cloud": rent options left out, owning costed alone
+    rent_card: Any = None  # costs.RentCardCost: "rent an A100 or buy a 3090?" (issue 10)
+    rent_unpriced: str | None = None  # the card asked to rent has no rental price (defaults costed)
 
 
 @dataclass(frozen=True)

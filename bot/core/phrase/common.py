@@ -391,6 +391,10 @@ def note_line(env: Env, n: Note, cards: dict[str, GPU] | None = None) -> str:
         key = "note.took_gpu_same" if v.get("same_memory") else "note.took_gpu_common"
         if v.get("newest"):  # a product line ("mac studio 128gb"): the newest machine, said as such
             key = "names.took_gpu_newest"
+        elif v.get("why") == "rental":  # "rent an a100 or buy a 3090": the variant rental prices are for
+            key = "note.took_gpu_rental"
+        elif v.get("why") == "pending":  # a setting changed instead of picking the variant asked about
+            key = "note.took_gpu_pending"
         return t(L, key, typed=v["typed"], chosen=v["chosen"], also=join(env, list(v.get("also") or [])))
     if c is NoteCode.TOOK_MODEL:
         key = "note.took_model_same" if v.get("same_size") else "note.took_model_usual"

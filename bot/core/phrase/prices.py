@@ -7,7 +7,7 @@ from typing import Any
 from bot.core.names import card_label
 from bot.core.phrase import fmt
 from bot.core.phrase.catalog import t
-from bot.core.phrase.common import Env, enum_word, join
+from bot.core.phrase.common import Env, enum_word, gb_band, join
 from bot.core.phrase.replies import Phrased
 from bot.core.results import DealResult, RentBuyResult, WhichCardResult
 from bot.core.types import Lang
@@ -55,7 +55,27 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
         yrs_s = f"{yrs_s} year" + ("" if float(years or 0) == 1 else "s")
     cheapest = min(rob.rent, key=lambda x: x.usd, default=None)
     details: list[str] = []
-    if r.no_cloud and rob.own is not None:
+    if r.rent_card is not None and rob.own is not None and not r.no_cloud:
+        # "rent an A100 or buy a 3090?": owning one card against renting the other (issue 10)
+        verdict, line = _rent_card(env, r, hpd_s, yrs_s)
+        details.append(line)
+        fit = _rent_card_fit(env, r)
+        if fit is not None and r.rent_card.fits_buy is False:  # the card to buy cannot do the work: first
+            verdict, details = fit, [verdict, *details]
+        elif fit is not None:
+            details.insert(0, fit)
+        x = r.rent_card
+        if x.buy_count > 1 or x.rent_count > 1:  # "buy two 3090s": said, never costed silently as one
+            counts = t(
+                L,
+                "rob.cross.per_card",
+                buy=_card(r, x.buy_gpu),
+                rent=_card(r, x.rent_gpu),
+                buy_n=fmt.num(x.buy_count, L),
+                rent_n=fmt.num(x.rent_count, L),
+            )
+            details.insert(0, counts)
+    elif r.no_cloud and rob.own is not None:
         # "no cloud": what owning costs, rent options left out and said so (issue 14)
         verdict = t(L, "money.own_only", card=card, own=fmt.usd(rob.own.usd, L), years=yrs_s, hpd=hpd_s)
         details.append(t(L, "money.no_cloud_rob", card=card))
@@ -119,6 +139,8 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
                 be=t(L, "rob.rent_be", hours=fmt.num(x.break_even_hours, L)) if x.break_even_hours else "",
             )
         )
+    if r.rent_unpriced is not None and not r.no_cloud:
+        details.insert(0, t(L, "rob.cross.unpriced", rent=_card(r, r.rent_unpriced), buy=card))
     said = [x for x in rob.assumptions if not x.given and x.code.value in _ASSUMED and x.value != "any"]
     parts = [_assumption(env, x) for x in said]
     assumptions = [t(L, "rob.assumed", parts=join(env, parts))] if parts else []
@@ -127,6 +149,70 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
     if stale:
         basis.append(stale)
     return Phrased(verdict=verdict, details=details, assumptions=assumptions, basis=basis)
+
+
+def _rent_card(env: Env, r: RentBuyResult, hpd: str, years: str) -> tuple[str, str]:
+    """The verdict and the per-hour line of "rent card A or buy card B" (issue 10)."""
+    L = env.lang
+    x = r.rent_card
+    rob = r.rob
+    buy, rent = _card(r, x.buy_gpu), _card(r, x.rent_gpu)
+    rent_total = min((o.usd for o in rob.rent if o.gpu == x.rent_gpu), default=0.0)
+    own = rob.own.usd if rob.own is not None else 0.0
+    if x.break_even_hours is None:
+        verdict = t(L, "rob.cross.never", buy=buy, rent=rent, hpd=hpd)
+    else:
+        key = "rob.cross.buy" if own < rent_total else "rob.cross.rent"
+        verdict = t(
+            L,
+            key,
+            buy=buy,
+            rent=rent,
+            hpd=hpd,
+            years=years,
+            hours=fmt.num(x.break_even_hours, L),
+            months=fmt.num(x.break_even_months or 0, L, 1),
+            own=fmt.usd(own, L),
+            rent_total=fmt.usd(rent_total, L),
+        )
+    workload = (
+        t(L, "rob.cross.workload_model", model=x.workload_name)
+        if x.workload_name
+        else t(L, "rob.cross.workload_generic")
+    )
+    speed = x.relative_speed
+    line = t(
+        L,
+        "rob.cross.per_hour",
+        buy=buy,
+        rent=rent,
+        own_h=fmt.usd_cents(x.own_usd_per_hour or 0.0, L),
+        use_hours=fmt.num(rob.own.hours if rob.own is not None else 0.0, L),
+        rent_h=fmt.usd_cents(x.rent_usd_per_hour, L),
+        x=fmt.num(round(speed, 2 if speed < 1 else 1), L, 2 if speed < 1 else 1),
+        workload=workload,
+        rent_w=fmt.usd_cents(x.rent_usd_per_work_hour, L),
+    )
+    return verdict, line
+
+
+def _rent_card_fit(env: Env, r: RentBuyResult) -> str | None:
+    """The named model does not fit one of the two cards as asked: said (the costs compare speed)."""
+    x = r.rent_card
+    if (
+        x.required_gb is None
+        or x.workload_name is None
+        or (x.fits_buy is not False and x.fits_rent is not False)
+    ):
+        return None
+    L = env.lang
+    band = x.required_gb_band or (None, None)
+    need = gb_band(env, x.required_gb, band[0], band[1])
+    buy, rent = _card(r, x.buy_gpu), _card(r, x.rent_gpu)
+    if x.fits_buy is False and x.fits_rent is False:
+        return t(L, "rob.cross.fits_neither", model=x.workload_name, need=need, buy=buy, rent=rent)
+    key = "rob.cross.fits_rent_only" if x.fits_buy is False else "rob.cross.fits_buy_only"
+    return t(L, key, model=x.workload_name, need=need, buy=buy, rent=rent)
 
 
 _ASSUMED = ("hours_per_day", "years", "kwh_price_usd", "power_w", "resale_retention_per_year", "condition")
