@@ -53,7 +53,7 @@ from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.price_parse import PriceQuestionKind, parse_price_question
 from bot.core.types import Choice, Context, Intent, Note, NoteCode, Query, Task, note
-from bot.core.understand import budgets, card_typos, intent, names, numbers, settings
+from bot.core.understand import budgets, card_typos, intent, names, numbers, rent_buy, settings
 from bot.core.understand.names import short_gpu
 from bot.core.understand.text import CJK_RE, blank
 from bot.core.understand_time import refine
@@ -273,8 +273,6 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     intent = q.intent
     one_card = bool(q.gpus) or any(len(x.gpu_ids) == 1 for x in pq.quotes)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and not follow:
-        from bot.core.understand import rent_buy
-
         q, pq = rent_buy.read(q, pq, catalog)  # "rent an A100 or buy a 3090?" (issue 10)
     if PriceQuestionKind.RENT_OR_BUY in pq.kinds and (q.intent is not Intent.COMPARE or pq.rent_gpu):
         intent = Intent.RENT_OR_BUY
