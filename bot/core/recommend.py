@@ -460,7 +460,8 @@ def _issue11_notes(
             if (g.vendor, g.architecture) in sizes:  # one card per architecture (B200 and GB200 say the same)
                 continue
             sizes.add((g.vendor, g.architecture))
-            picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1)})
+            usd = n * g.price_usd if g.price_usd else None  # the setup's cards at the catalog's price
+            picked.append({"card": g.id, "name": g.name, "n": n, "gb": round(per, 1), "usd": usd})
         if picked:
             out.append(note(NoteCode.MULTI_CARD_SETUPS, fmt=fmt_id, setups=picked))
     out += _unified_box_notes(catalog, model, q, w)
@@ -505,6 +506,7 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
                             gb=round(e.total / GB, 1),
                             tps=builds.build_decode_tps(model, g, b),
                             raised=raised,
+                            usd=g.price_usd or None,
                         )
                     ]
     return []

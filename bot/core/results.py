@@ -336,6 +336,9 @@ class RecommendResult:
     price_filter: str | None = None  # "new_only" | "used_only" | "used_ok": which price the picks use
     price_dates: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
+    # issue 10: "cheapest way to run X" with no amount: when no single card holds the model, the
+    # verdict leads with the cheapest setup that does (multi-card or one unified-memory box)
+    value_first: bool = False
     candidates: tuple[
         Any, ...
     ] = ()  # recommend.Candidate: every priced card weighed (engine.picks.candidate_rows)

@@ -160,3 +160,27 @@ def test_expert_offload_speed_is_bound_by_ram_and_near_ktransformers_figure() ->
     assert 3 <= sp.values["tps"] <= 6
     assert 13.4 / 1.5 <= sp.values["server_tps"] <= 13.4 * 1.5
     assert "tok/s" in a.text
+
+
+def test_cheapest_way_leads_with_the_cheapest_setup_that_holds_it() -> None:
+    """'cheapest way to run X' (no amount) where no single card holds X: the verdict names the
+    cheapest priced setup among the multi-card setups and the unified-memory box, with its price."""
+    from bot.core.answer import answer as ask
+    from bot.core.types import NoteCode
+
+    a = ask("what's the cheapest way to run llama 3.1 405b at home")
+    r = a.result
+    prices = [
+        s["usd"]
+        for n in r.notes  # type: ignore[attr-defined]
+        if n.code is NoteCode.MULTI_CARD_SETUPS
+        for s in n.values["setups"]
+        if s.get("usd")
+    ] + [n.values["usd"] for n in r.notes if n.code is NoteCode.UNIFIED_BOX and n.values.get("usd")]  # type: ignore[attr-defined]
+    assert prices and a.verdict.startswith("No single card holds")
+    cheapest = min(prices)
+    assert f"${cheapest:,.0f}" in a.verdict
+    zh = ask("最便宜跑llama 3.1 405b的方案是什么")
+    assert "最便宜" in zh.verdict and "US$" in zh.verdict
+    # without a value word the verdict still opens with the fewest cards of the release build
+    assert "cheapest" not in ask("what gpu for llama 3.1 405b").verdict

@@ -59,7 +59,8 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
     w = r.workload
     n = w.num_gpus
     picks = tuple(_pick(c, reasons, n) for c, reasons in r.picks)
-    if r.budget_usd is None and any(x.code is NoteCode.BUDGET_NO_AMOUNT for x in q.notes):
+    value_first = r.budget_usd is None and any(x.code is NoteCode.BUDGET_NO_AMOUNT for x in q.notes)
+    if value_first:
         # "budget gpu for sdxl" (issue 10): value asked, so the fastest card alone is no pick
         kept = tuple(p for p in picks if not all(x.code in _SPEED_ONLY for x in p.reasons))
         picks = kept or picks
@@ -100,6 +101,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         else None,
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
+        value_first=value_first,
         candidates=r.considered,
         **extra,  # type: ignore[arg-type]
     )

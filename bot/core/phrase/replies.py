@@ -644,6 +644,18 @@ def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
     "Nothing fits" when a common build runs): the first multi-card setup of the release build."""
     if r.cheapest_fit is not None or r.budget_usd is not None:
         return None
+    if r.value_first:  # "cheapest way to run llama 405b": the cheapest setup that holds a usable build
+        cheapest = _cheapest_setup(env, r)
+        if cheapest is not None:
+            setup, fmt_id, usd = cheapest
+            return t(
+                env.lang,
+                "v11.rec.cheapest_setup_verdict",
+                what=what,
+                setup=setup,
+                fmt=format_label(fmt_id),
+                price=fmt.usd(usd, env.lang),
+            )
     for n_ in r.notes:
         if n_.code is NoteCode.MULTI_CARD_SETUPS and n_.values.get("fmt") and n_.values.get("setups"):
             s = n_.values["setups"][0]
@@ -657,6 +669,24 @@ def _multi_card_verdict(env: Env, r: RecommendResult, what: str) -> str | None:
                 fmt=format_label(n_.values["fmt"]),
             )
     return None
+
+
+def _cheapest_setup(env: Env, r: RecommendResult) -> tuple[str, str, float] | None:
+    """(setup as said, build, price) of the cheapest priced setup among the multi-card setups and
+    the unified-memory box of the result's notes."""
+    best: tuple[float, str, str] | None = None
+    for n_ in r.notes:
+        v = n_.values
+        if n_.code is NoteCode.MULTI_CARD_SETUPS and v.get("fmt"):
+            for s in v.get("setups") or []:
+                if s.get("usd") and (best is None or s["usd"] < best[0]):
+                    item = t(
+                        env.lang, "note.setup_item", n=s["n"], card=s["name"], gb=fmt.num(s["gb"], env.lang)
+                    )
+                    best = (float(s["usd"]), item, str(v["fmt"]))
+        elif n_.code is NoteCode.UNIFIED_BOX and v.get("usd") and (best is None or v["usd"] < best[0]):
+            best = (float(v["usd"]), str(v["name"]), str(v["fmt"]))
+    return None if best is None else (best[1], best[2], best[0])
 
 
 def _rate_line(env: Env, basis: list[str], shows_prices: bool) -> None:
