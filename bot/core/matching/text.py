@@ -118,6 +118,7 @@ _CN_NAMES = {
 _CN_NAMES_RE = gated_re.compile("|".join(sorted(_CN_NAMES, key=len, reverse=True)))
 
 
+_SPACE_RE = gated_re.compile(r"\s")  # what str.isspace() says is space (re uses the same test)
 _CONTROL_TO_SPACE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0))}
 
 
@@ -143,10 +144,21 @@ def tokenize(norm: str, limit: int = 600) -> list[Token]:
     toks: list[Token] = []
     prev_end = 0
     for m in _TOKEN_CHUNK_RE.finditer(norm):
-        gap = norm[prev_end : m.start()]
-        spaced = gap == " " or m.start() == 0 or any(c.isspace() for c in gap)
-        pos = m.start()
-        for p in _pieces(m.group()):
+        start, end = m.span()
+        gap = norm[prev_end:start]
+        spaced = gap == " " or start == 0 or _SPACE_RE.search(gap) is not None
+        chunk = m.group()
+        if chunk.isalpha() or chunk.isdigit():  # most words: one piece, where the chunk is
+            text = chunk
+            if text in _GB_WORDS and toks and toks[-1].text[0].isdigit():
+                text = "gb"
+            toks.append(Token(text, start, end, spaced))
+            prev_end = end
+            if len(toks) >= limit:
+                break
+            continue
+        pos = start
+        for p in _pieces(chunk):
             idx = norm.find(p, pos)
             e = idx + len(p)
             text = p
