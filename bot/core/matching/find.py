@@ -20,13 +20,18 @@ _COUNT_UNITS = frozenset(
 class MentionFinder(NameIndex):
     """:meth:`mentions`: the names in a text, in order, with where each sits."""
 
-    def _match_at(self, toks: Sequence[Token], i: int, kind: Kind) -> tuple[int, _Target] | None:
-        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(toks[i].text))
+    def _match_at(
+        self, toks: Sequence[Token], i: int, kind: Kind, texts: Sequence[str] | None = None
+    ) -> tuple[int, _Target] | None:
+        """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them)."""
+        if texts is None:
+            texts = [t.text for t in toks]
+        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(texts[i]))
+        keys = self._keys
         for n in range(n_max, 0, -1):
-            span = toks[i : i + n]
-            key = " ".join(t.text for t in span)
-            t = self._keys.get(key)
-            if t is None and n > 1 and _compact_ok(span):
+            key = " ".join(texts[i : i + n])
+            t = keys.get(key)
+            if t is None and n > 1 and _compact_ok(toks[i : i + n]):
                 t = self._compact.get(key.replace(" ", "")) or None
             if t is None and n == 1:
                 t = self._compact.get(key) or None
@@ -83,9 +88,10 @@ class MentionFinder(NameIndex):
             work.append(t)
         out: list[Mention] = []
         used = [False] * len(work)
+        texts = [t.text for t in work]
         i = 0
         while i < len(work):
-            hit = self._match_at(work, i, kind)
+            hit = self._match_at(work, i, kind, texts)
             if hit is None:
                 i += 1
                 continue
