@@ -83,6 +83,8 @@ def _fill_cjk(text: str, values: dict[str, Any]) -> str:
     """A Chinese sentence filled in: the catalog puts a space around a placeholder for the Latin
     words it usually holds ("做 {work}" -> "做 Llama 3 8B 推理"), and that space goes where the value
     joins a Chinese character on both sides ("做常见任务", not "做 常见任务")."""
+    if " {" not in text and "} " not in text:  # no space beside a placeholder: nothing to join
+        return text.format(**values)
     marked = text.format(**{k: f"{_OPEN}{v}{_CLOSE}" for k, v in values.items()})
     joined = _JOIN_GAP.sub("", marked)
     return joined.replace(_OPEN, "").replace(_CLOSE, "")
