@@ -575,7 +575,10 @@ def recommend(env: Env, r: RecommendResult) -> Phrased:
                 )
             )
         elif r.no_workstation_gb is not None and multi is None:
-            server = t(L, "rec.server_fit", card=card_label(r.server_fit)) if r.server_fit is not None else ""
+            server = ""
+            if r.server_fit is not None:  # a Mac Studio / DGX Spark is a machine, not a server module
+                key = "rec.box_fit" if r.server_fit.unified_memory else "rec.server_fit"
+                server = t(L, key, card=card_label(r.server_fit))
             details.append(t(L, "rec.no_workstation", gb=gb(env, r.no_workstation_gb), server=server))
         if r.fix is not None and r.fix.gpu is not None:
             k = r.fix.num_gpus

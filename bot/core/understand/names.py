@@ -462,6 +462,10 @@ _SIZE_MODEL_RE = _rx(
     # "fine tuning 70b", "finetune a 13b", "qlora on a 70b" (issue 10: the workload of a "worth it" question)
     r"|\b(?:q?lora|fine[\s-]?tun\w*|finetun\w*)\s+(?:(?:on|of)\s+)?(?:an?\s+)?(\d{1,3}(?:\.\d)?)\s?b\b"
     r"|(?:微调|微調)\s?(\d{1,3}(?:\.\d)?)\s?b\b"
+    # Chinese: "7b模型", "7B的大模型", "7b全参微调", "70b推理" (a Chinese character after the "b" is a
+    # word character, so no \b there); "跑个7b", "部署70b", "训练一个1b"
+    r"|(?<![\d.a-z])(\d{1,3}(?:\.\d)?)\s?b(?:的)?\s?(?:大?模型|参数|全参|全量|微调|微調|推理|训练|訓練|lora|qlora)"
+    r"|(?:跑|部署|训练|訓練|推理)(?:一?个|一?個)?\s?(\d{1,3}(?:\.\d)?)\s?b(?![a-z0-9])"
 )
 
 
@@ -470,7 +474,7 @@ def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
-    size = float(m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(5))
+    size = float(next(g for g in m.groups() if g))
     if not 0.1 <= size <= 1000:
         return None
     sizes, rows = typical_decoders(catalog)
