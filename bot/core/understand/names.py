@@ -501,7 +501,9 @@ def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
 
 
 @functools.lru_cache(maxsize=8)
-def typical_decoders(catalog: Any) -> tuple[
+def typical_decoders(
+    catalog: Any,
+) -> tuple[
     tuple[float, ...],
     tuple[tuple[float, int, int, str, bool, float | None], ...],
     dict[float, tuple[tuple[float, int, int, str, bool, float | None], ...]],
