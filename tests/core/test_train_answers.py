@@ -149,3 +149,16 @@ def test_how_much_vram_is_not_a_job_cost():
     assert not is_job_cost("how much vram to fine-tune llama 3 8b")
     assert not is_job_cost("how much does a 4090 cost")
     assert is_job_cost("what is the cost of fine-tuning mistral 7b on runpod")
+
+
+def test_job_cost_without_cloud_or_for_images_assumes_no_text_dataset():
+    from bot.core.engine import compute
+    from bot.core.parsing import parse
+
+    cat = load_catalog()
+    for text in (
+        "how much does it cost to fine-tune llama 3 8b, no cloud",
+        "how much to fine-tune sdxl lora in the cloud",
+    ):
+        _, r = compute(cat, parse(text, cat))
+        assert not r.job_cost and r.amount == 0, text  # asks how much data instead

@@ -474,8 +474,9 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
     if model.kind == "cnn" and q.precision is None:
         precision = Precision.FP16
     amount, unit, assumed = _train_amount(q, model)
-    job = asks_job_cost(q)
-    if job and amount <= 0 and unit == "tokens":
+    # "no cloud" said: no rental cost to give (the time answer, with electricity, as before)
+    job = asks_job_cost(q) and not (q.price_question is not None and q.price_question.filters.no_cloud)
+    if job and amount <= 0 and unit == "tokens" and model.kind in ("decoder", "moe-decoder"):
         amount, assumed = _job_amount(q, model, method)
     kwh = _kwh_price(cat, q)
     base = dict(
