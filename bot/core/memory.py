@@ -1267,13 +1267,16 @@ class Estimate:
 
 
 def _shards_on(w: Workload, t: _Terms, capacity: float) -> bool:
-    """Multi-card training with no parallelism named shards when a full copy does not fit."""
+    """Multi-card training with no parallelism named shards when a full copy does not fit.
+
+    LoRA / QLoRA too: FSDP shards the frozen (also 4-bit) base weights (Answer.AI's FSDP+QLoRA,
+    https://www.answer.ai/posts/2024-03-06-fsdp-qlora, 2024-03-06: a 70B model trained on two 24 GB
+    cards, with gradient checkpointing and CPU offload; in transformers / PEFT / bitsandbytes since)."""
     return (
         w.num_gpus > 1
         and w.trains
         and w.parallelism is Parallelism.DATA
         and not w.parallelism_stated
-        and w.method is Method.FULL
         and _max_batch(t, capacity) == 0
     )
 
@@ -1439,6 +1442,22 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             out.append(
                 Change("with 8-bit Adam", {"optimizer": "adam8bit"}, replace(w, optimizer=Optimizer.ADAM8BIT))
             )
+        if (
+            w.task is Task.TRAINING
+            and w.method is Method.FULL
+            and w.optimizer is Optimizer.ADAMW
+            and not w.grad_checkpointing
+        ):
+            # both at once, before LoRA (a fine-tuning recipe, not training from scratch): what people
+            # train a ~1B model from scratch with on one 24 GB card (bf16 + 8-bit Adam + gradient
+            # checkpointing), still full training as asked
+            out.append(
+                Change(
+                    "with gradient checkpointing and 8-bit Adam",
+                    {"grad_checkpointing": True, "optimizer": "adam8bit"},
+                    replace(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
+                )
+            )
         if w.method is Method.FULL and model.kind in TRANSFORMER_KINDS:
             lora = replace(
                 w,
@@ -1578,9 +1597,8 @@ def suggest_changes(
             continue  # "batch N" already said it
         trial(c.label, c.patch, c.workload)
     # more identical cards: as asked, then (inference) with 4-bit weights, fewest cards first
+    # training, LoRA / QLoRA included, shards over more cards (FSDP; see ``_shards_on``)
     par = Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
-    if w.trains and w.method is not Method.FULL:
-        par = Parallelism.DATA
     ladders = [(w, "")]
     if not w.trains and _WEIGHT_BYTES[Precision.INT4] < _WEIGHT_BYTES[w.precision]:
         ladders.append((replace(w, precision=Precision.INT4), "with 4-bit weights "))

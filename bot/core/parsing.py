@@ -220,7 +220,7 @@ def _with_engine_and_ram(q: Query, catalog: Any) -> Query:
 _PRICE_GATE = gated_re.compile(
     r"\b(?:rent\w*|lease|buy|buying|deal|bargain|worth|price[sd]?|pay|paying|cost|offer\w*|cloud|hour\w*|"
     r"kwh|electricity|used|new|resale|sell|a day|per day|/h|/hr|fair)\b|[$€£¥₹₩]|租|买|划算|值|回本|二手|电费|全新|价|贵|入手|"
-    r"每天|小时",
+    r"每天|小时|多少钱|多少錢|费用|費用|成本|花多少",
     re.I,
 )
 # "8h a day": apart from the gate above, whose literal check an 'h' (in nearly every question) would

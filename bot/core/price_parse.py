@@ -210,7 +210,15 @@ _JOB_RE = _rx(
     r"\b(?:cost|price)\s+(?:me\s+)?to\s+(?:fine[\s-]?tune|train|pre[\s-]?train)\b"
     r"|\bwhat\s+(?:does|would|will)\s+it\s+cost\s+to\b|\bhow\s+much\s+(?:would|does|will)\s+it\s+cost\s+to\s+(?:fine|train|pre)"
     r"|训练.{0,20}(?:多少钱|成本|花多少)|微调.{0,20}(?:多少钱|成本|花多少)"
+    # "how much to fine-tune X in the cloud", "cost of fine-tuning X on runpod", "how much does it
+    # cost to rent gpus to train X", "租卡训练X要多少钱", "在云上微调X的费用"
+    r"|\bhow\s+much\s+(?:would\s+it\s+be\s+|is\s+it\s+)?to\s+(?:fine[\s-]?tune|train|pre[\s-]?train)\b"
+    r"|\bcost\s+(?:of|for)\s+(?:fine[\s-]?tuning|training|pre[\s-]?training)\b"
+    r"|\bcost\s+(?:me\s+)?to\s+rent\b.{0,40}?\bto\s+(?:fine[\s-]?tune|train|pre[\s-]?train)\b"
+    r"|(?:训练|微调|訓練|微調).{0,30}(?:费用|費用|多少錢|花多少)"
 )
+
+_BUY_WORD_RE = _rx(r"\b(?:buy\w*|own\w*|purchas\w*|break[\s-]?even|pays?\s+(?:itself\s+)?off)\b|买|買|回本")
 
 _NEW_ONLY_RE = _rx(
     r"\bnew\s+only\b|\bonly\s+(?:brand[\s-]?)?new\b|\bno\s+used\b|\bnot\s+used\b|\bno\s+second[\s-]?hand\b"
@@ -598,11 +606,13 @@ def is_deal_question(text: str, catalog: Any = None) -> bool:
 
 def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
     kinds: list[PriceQuestionKind] = []
-    if is_rent_or_buy(text):
+    job = is_job_cost(text)
+    # "租卡微调X要多少钱" (rent a card to fine-tune X: what does it cost) names no buying: a job cost
+    if is_rent_or_buy(text) and not (job and not _BUY_WORD_RE.search(normalize(text))):
         kinds.append(PriceQuestionKind.RENT_OR_BUY)
     if is_deal_question(text, catalog):
         kinds.append(PriceQuestionKind.DEAL)
-    if is_job_cost(text):
+    if job:
         kinds.append(PriceQuestionKind.JOB_COST)
     return PriceQuestion(
         kinds=tuple(kinds),

@@ -700,6 +700,7 @@ class TimeResult:
     recommend: bool = False
     closest: SpeedRow | None = None
     assumptions: tuple[Assumption, ...] = ()
+    job_cost: bool = False  # "how much does it cost to fine-tune X": rows are rental options, cheapest first
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from bot.core.quick_init import quick_init
 from bot.core.types import Intent, NoteCode, Query, Task
 from bot.core.understand.budgets import CN_AMOUNT_RE, cn_amount
 
-__all__ = ["TimeAsk", "asks_time_or_speed", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
+__all__ = ["TimeAsk", "asks_job_cost", "asks_time_or_speed", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
 
 # images in the training split of datasets people name (their papers / official pages)
 DATASETS = {
@@ -325,6 +325,12 @@ def _read(text: str, full: bool) -> TimeAsk:
     )
 
 
+def asks_job_cost(q: Query) -> bool:
+    """The price reader found a job-cost question ("what does it cost to fine-tune X", "训练X要花多少钱")."""
+    pq = q.price_question
+    return pq is not None and any(str(k) == "job_cost" for k in getattr(pq, "kinds", ()))
+
+
 def _currency(sym: str | None) -> str | None:
     if not sym:
         return None
@@ -346,6 +352,9 @@ def refine(q: Query) -> Query:
     if q.intent in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL) or q.needs_clarification:
         return q
     ask = _read(q.text, full=False)  # no speed kind: the figures a speed answer reads are not read
+    if ask.kind is None and q.models and asks_job_cost(q):
+        # "how much does it cost to fine-tune X on runpod": the time to train times a rental price
+        ask = replace(_read(q.text, full=True), kind="time")
     if ask.kind is None and ask.weak_speed and q.models and q.gpus:
         ask = replace(ask, kind="speed")
     if ask.kind is None:

@@ -82,22 +82,28 @@ def test_worth_over_another_card_stays_a_comparison() -> None:
 
 def test_size_index_picks_what_a_full_pass_picks() -> None:
     """``model_by_size`` reads a per-catalog index by size; it must pick exactly what comparing
-    every dense decoder would (nearest within 15%, newest on ties, catalog order last)."""
-    from bot.core.understand.names import model_by_size
+    every dense decoder would (named that size before within 15%, a typical vocabulary before an
+    outlier, nearest, newest on ties, catalog order last)."""
+    import re
+
+    from bot.core.understand.names import TYPICAL_VOCAB_MAX, model_by_size
 
     cat = get_catalog()
 
     def full_pass(size: float) -> str | None:
-        best: tuple[float, int, str] | None = None
+        best: tuple[tuple[int, float, int], str] | None = None
         for mid, m in cat.models.items():
             if m.kind != "decoder" or m.base_model:
                 continue
+            said = re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b\b", m.name, re.I)
+            named = bool(said) and float(said[-1]) == size
             gap = abs(m.params / 1e9 - size) / size
-            key = (round(gap, 2), -int((m.release or "0").replace("-", "") or 0))
-            if gap <= 0.15 and (best is None or key < (best[0], best[1])):
-                best = (key[0], key[1], mid)
-        return best[2] if best else None
+            tier = (0 if named else 2) + (1 if (m.vocab or 0) > TYPICAL_VOCAB_MAX else 0)
+            key = (tier, round(gap, 2), -int((m.release or "0").replace("-", "") or 0))
+            if (gap <= 0.15 or named) and (best is None or key < best[0]):
+                best = (key, mid)
+        return best[1] if best else None
 
-    for size in (0.5, 1, 1.5, 3, 7, 8, 13, 14, 27, 32, 34, 70, 72, 120, 405, 999):
+    for size in (0.5, 1, 1.5, 2, 3, 7, 8, 9, 13, 14, 27, 32, 34, 70, 72, 120, 405, 999):
         got = model_by_size(f"a {size:g}b model", cat)
         assert (got[0] if got else None) == full_pass(size), size

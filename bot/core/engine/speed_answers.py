@@ -25,6 +25,7 @@ from bot.core.results import (
     TimeResult,
 )
 from bot.core.types import Intent, Method, Parallelism, Precision, Query, Task
+from bot.core.understand_time import asks_job_cost
 
 __all__ = [
     "speed_result",
@@ -46,6 +47,13 @@ DEFAULT_SERVE_CONTEXT = 8192
 DEFAULT_SAMPLE_TOKENS = 512
 DEFAULT_EPOCHS = 1.0
 AVG_POWER_SHARE = 0.85  # estimate: a training run draws ~85% of the card's TDP on average
+# a job-cost question ("how much does it cost to fine-tune X on runpod") that states no data: a typical
+# dataset, said in the answer. Fine-tuning: an instruction set the size of Stanford Alpaca's (52K
+# examples; github.com/tatsu-lab/stanford_alpaca, 2023-03). Training from scratch: compute-optimal
+# pretraining, ~20 tokens per parameter (Chinchilla, Hoffmann et al. 2022).
+JOB_FINETUNE_SAMPLES = 52_000
+JOB_PRETRAIN_TOKENS_PER_PARAM = 20.0
+JOB_RENT_ROWS = 3  # rental options shown, cheapest run first
 
 
 def _kind(model: Model, task: Task | None) -> SpeedKind:
@@ -312,6 +320,65 @@ def _train_amount(q: Query, model: Model) -> tuple[float, str, dict[str, Any]]:
     return float(q.samples or 0) * per * epochs, "tokens", assumed
 
 
+def _job_amount(q: Query, model: Model, method: Method) -> tuple[float, dict[str, Any]]:
+    """The assumed dataset of a job-cost question that states none (see ``JOB_FINETUNE_SAMPLES``)."""
+    if method is Method.FULL and q.task is not Task.FINETUNE:
+        tokens = JOB_PRETRAIN_TOKENS_PER_PARAM * model.params
+        return tokens, {
+            "epochs": 1.0,
+            "epochs_stated": False,
+            "dataset_tokens": tokens,
+            "job_default": "pretrain",
+        }
+    epochs = q.epochs or DEFAULT_EPOCHS
+    per = q.sample_tokens or DEFAULT_SAMPLE_TOKENS
+    assumed: dict[str, Any] = {
+        "epochs": epochs,
+        "epochs_stated": q.epochs is not None,
+        "samples": JOB_FINETUNE_SAMPLES,
+        "sample_tokens": per,
+        "sample_tokens_stated": q.sample_tokens is not None,
+        "job_default": "finetune",
+    }
+    return float(JOB_FINETUNE_SAMPLES) * per * epochs, assumed
+
+
+def _rent_rows(
+    cat: Catalog,
+    q: Query,
+    model: Model,
+    method: Method,
+    precision: Precision,
+    amount: float,
+    unit: str,
+    kwh: tuple[float, str, bool, str],
+) -> tuple[SpeedRow, ...]:
+    """The cheapest runs on rented cards (each card's fewest count that fits), cheapest first."""
+    task = (
+        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
+    )
+    cands: list[tuple[float, GPU, int]] = []
+    for g in cat.gpus.values():
+        cloud = prices.cloud_price(cat, g.id)
+        if cloud is None or not _runs_as_asked(g, precision):
+            continue
+        one = _one_card_rate(cat, model, g, method, precision, unit)
+        if one is None or one <= 0:
+            continue
+        for n in COUNTS:
+            if unit == "tokens" and not _fits(
+                model, g, n, task, method, precision, q.seq_len or q.sample_tokens
+            ):
+                continue
+            hours = amount / (one * (1 + (n - 1) * _scaling(unit))) / 3600.0
+            cands.append((cloud.usd * n * hours, g, n))
+            break
+    cands.sort(key=lambda c: c[0])
+    rows = [_time_row(cat, q, model, g, n, method, precision, amount, unit, kwh) for _, g, n in cands]
+    shown = [r for r in rows[: JOB_RENT_ROWS * 2] if r is not None and r.cloud_usd is not None]
+    return tuple(sorted(shown, key=lambda r: r.cloud_usd or 0.0)[:JOB_RENT_ROWS])
+
+
 def _scaling(unit: str) -> float:
     """Share of one more card's throughput that n cards add (data parallel; not perfect)."""
     return 0.9 if unit == "images" else speed.MULTI_CARD_EFFICIENCY["data"]
@@ -407,6 +474,10 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
     if model.kind == "cnn" and q.precision is None:
         precision = Precision.FP16
     amount, unit, assumed = _train_amount(q, model)
+    # "no cloud" said: no rental cost to give (the time answer, with electricity, as before)
+    job = asks_job_cost(q) and not (q.price_question is not None and q.price_question.filters.no_cloud)
+    if job and amount <= 0 and unit == "tokens" and model.kind in ("decoder", "moe-decoder"):
+        amount, assumed = _job_amount(q, model, method)
     kwh = _kwh_price(cat, q)
     base = dict(
         model=model,
@@ -428,7 +499,11 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
             _time_row(cat, q, model, g, max(q.num_gpus, 1), method, precision, amount, unit, kwh)
             for g in gpus
         ]
-        return TimeResult(rows=tuple(r for r in rows if r is not None), **base)  # type: ignore[arg-type]
+        return TimeResult(rows=tuple(r for r in rows if r is not None), job_cost=job, **base)  # type: ignore[arg-type]
+    if job and amount > 0:
+        # the rental options, cheapest run first (time to train x card-hours x the rental price)
+        rented = _rent_rows(cat, q, model, method, precision, amount, unit, kwh)
+        return TimeResult(rows=rented, job_cost=True, **base)  # type: ignore[arg-type]
     # candidates from one card's rate (cheap); whole rows only for the ones shown
     task = (
         Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)

@@ -240,6 +240,8 @@ def time(env: Env, r: TimeResult) -> Phrased:
         return Phrased(verdict=t(L, "time.no_data"))
     amount = t(L, "time.images" if r.unit == "images" else "time.tokens", v=fmt.num(r.amount, L))
     lines: list[str] = []
+    if r.job_cost and r.rows:
+        return _job_cost(env, r, what, amount)
     if r.recommend:
         target = _hours(env, r.target_hours) if r.target_hours else "?"
         if r.rows and r.target_hours is not None:
@@ -338,9 +340,98 @@ def time(env: Env, r: TimeResult) -> Phrased:
                 lines.append(t(L, "speed.no_fit", card=_card(env, x)))
         if not r.rows:  # the amount is known: what is missing is a rate for this model
             verdict = t(L, "time.no_rate", model=r.model.name)
+    basis = [t(L, "time.model_line")] if r.unit == "tokens" else []
+    return Phrased(
+        verdict=verdict,
+        details=lines,
+        assumptions=_time_assumed(env, r),
+        basis=basis + _uncurated(env, r.rows),
+    )
+
+
+def _job_cost(env: Env, r: TimeResult, what: str, amount: str) -> Phrased:
+    """ "How much does it cost to fine-tune X": the run's rental cost first (time x cards x hourly
+    price), then the other rental options; a named card without a rental price gets its time."""
+    L = env.lang
+    verdict = ""
+    lines: list[str] = []
+    for x in r.rows:
+        per = _money(env, x.cloud_usd_per_hour, "USD", digits=2) if x.cloud_usd_per_hour is not None else ""
+        date = fmt.month(x.cloud_date, L) if x.cloud_date else "?"
+        if x.cloud_usd is None:
+            s = t(
+                L,
+                "time.verdict",
+                what=what,
+                card=_card(env, x),
+                hours=_hours(env, x.hours.value),
+                low=_hours(env, x.hours.low),
+                high=_hours(env, x.hours.high),
+                amount=amount,
+            )
+            extra = [t(L, "time.job_no_rent", card=_card(env, x))]
+        elif not verdict:
+            s = t(
+                L,
+                "time.job_verdict",
+                what=what,
+                card=_card(env, x),
+                per=per,
+                date=date,
+                total=_money(env, x.cloud_usd, "USD"),
+                hours=_hours(env, x.hours.value),
+                low=_hours(env, x.hours.low),
+                high=_hours(env, x.hours.high),
+                amount=amount,
+            )
+            extra = []
+        else:
+            s = t(
+                L,
+                "time.job_row",
+                card=_card(env, x),
+                per=per,
+                date=date,
+                total=_money(env, x.cloud_usd, "USD"),
+                hours=_hours(env, x.hours.value),
+            )
+            extra = []
+        if not verdict:
+            verdict = s
+        else:
+            lines.append(s)
+        lines.extend(extra)
+        if x.count > 1:
+            lines.append(t(L, "time.scaling", n=x.count))
+        if not x.fits:
+            lines.append(t(L, "speed.no_fit", card=_card(env, x)))
+    basis = [t(L, "time.job_basis")] + ([t(L, "time.model_line")] if r.unit == "tokens" else [])
+    return Phrased(
+        verdict=verdict,
+        details=lines,
+        assumptions=_time_assumed(env, r),
+        basis=basis + _uncurated(env, r.rows),
+    )
+
+
+def _time_assumed(env: Env, r: TimeResult) -> list[str]:
+    L = env.lang
     a = r.assumed
     assumptions: list[str] = []
     ep = fmt.num(float(a.get("epochs", 1)), L, 0 if float(a.get("epochs", 1)).is_integer() else 1)
+    if a.get("job_default") == "finetune":
+        samples = fmt.num(float(a.get("samples") or 0), L)
+        return [
+            t(
+                L,
+                "time.job_data_finetune",
+                samples=samples,
+                tokens=fmt.num(float(a["sample_tokens"]), L),
+                epochs=ep,
+            )
+        ]
+    if a.get("job_default") == "pretrain":
+        return [t(L, "time.job_data_pretrain", tokens=fmt.num(float(a["dataset_tokens"]), L))]
     if r.unit == "images":
         assumptions.append(
             t(L, "time.assumed_images", images=fmt.num(float(a.get("samples") or 0), L), epochs=ep)
@@ -361,10 +452,7 @@ def time(env: Env, r: TimeResult) -> Phrased:
                 epochs=ep,
             )
         )
-    basis = [t(L, "time.model_line")] if r.unit == "tokens" else []
-    return Phrased(
-        verdict=verdict, details=lines, assumptions=assumptions, basis=basis + _uncurated(env, r.rows)
-    )
+    return assumptions
 
 
 def _money(env: Env, v: float, currency: str, digits: int = 0) -> str:

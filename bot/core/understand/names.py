@@ -466,43 +466,72 @@ _SIZE_MODEL_RE = _rx(
     # word character, so no \b there); "跑个7b", "部署70b", "训练一个1b"
     r"|(?<![\d.a-z])(\d{1,3}(?:\.\d)?)\s?b(?:的)?\s?(?:大?模型|参数|全参|全量|微调|微調|推理|训练|訓練|lora|qlora)"
     r"|(?:跑|部署|训练|訓練|推理)(?:一?个|一?個)?\s?(\d{1,3}(?:\.\d)?)\s?b(?![a-z0-9])"
+    # "训练一个1b模型", "1B的模型", "7b参数的模型"
+    r"|(?<![\w.])(\d{1,3}(?:\.\d)?)\s?b\s?(?:的|参数的?|參數的?)?\s?(?:大)?(?:模型|语言模型|語言模型)"
 )
 
 
+# a vocabulary past this is an outlier for a stand-in: Gemma's 256k-262k entries make its logits
+# (fp32 in the loss: ~16 bytes per token per entry) several times a typical model's (32k-152k: Llama
+# 128k, Qwen 152k, Mistral 32k-131k), so "a 1B model" trained at seq 4096 read as Gemma 3 1B needed
+# ~27 GB of activations where Llama 3.2 1B needs about half
+TYPICAL_VOCAB_MAX = 160_000
+_NOMINAL_RE = gated_re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*b\b", re.I)
+
+
 def model_by_size(masked: str, catalog: Any) -> tuple[str, float] | None:
-    """ "a 7b model" -> the dense decoder whose size is nearest (within 15%), newest on ties."""
+    """ "a 7b model" -> a typical dense decoder of that size: one named that size ("Llama 3.2 1B" for
+    "1b", though it has 1.24B parameters) before one only within 15% of it; among those, a typical
+    vocabulary before an outlier (``TYPICAL_VOCAB_MAX``), then nearest, newest on ties."""
     m = _SIZE_MODEL_RE.search(masked)
     if m is None:
         return None
     size = float(next(g for g in m.groups() if g))
     if not 0.1 <= size <= 1000:
         return None
-    sizes, rows = typical_decoders(catalog)
-    best: tuple[tuple[float, int, int], str] | None = None
-    for params_b, neg_release, idx, mid in rows[bisect.bisect_left(sizes, size * 0.85 - 1e-9) :]:
-        if params_b > size * 1.15 + 1e-9:
-            break
+    sizes, rows, named = typical_decoders(catalog)
+    best: tuple[tuple[int, float, int, int], str] | None = None
+    near = rows[bisect.bisect_left(sizes, size * 0.85 - 1e-9) :]
+    for params_b, neg_release, idx, mid, outlier, nominal in (*named.get(size, ()), *near):
+        if params_b > size * 1.15 + 1e-9 and nominal != size:
+            break  # past the window (the rows named this size come first and are all taken)
         gap = abs(params_b - size) / size
-        key = (round(gap, 2), neg_release, idx)
-        if gap <= 0.15 and (best is None or key < best[0]):
+        # tiers: named this size before only near it; then a typical vocabulary before an outlier
+        tier = (0 if nominal == size else 2) + (1 if outlier else 0)
+        key = (tier, round(gap, 2), neg_release, idx)
+        if (gap <= 0.15 or nominal == size) and (best is None or key < best[0]):
             best = (key, mid)
     return (best[1], size) if best else None
 
 
 @functools.lru_cache(maxsize=8)
-def typical_decoders(catalog: Any) -> tuple[tuple[float, ...], tuple[tuple[float, int, int, str], ...]]:
-    """The dense decoders that may stand for a size, by size (billions, -release, catalog order, id),
-    with their sizes for a bisect: built once per catalog, so a sized question costs a few
-    comparisons, not a pass over every model. Fine-tunes / distills (base_model set) are left out:
-    they are not a typical model of a size."""
-    rows: list[tuple[float, int, int, str]] = []
+def typical_decoders(
+    catalog: Any,
+) -> tuple[
+    tuple[float, ...],
+    tuple[tuple[float, int, int, str, bool, float | None], ...],
+    dict[float, tuple[tuple[float, int, int, str, bool, float | None], ...]],
+]:
+    """The dense decoders that may stand for a size, by size (billions, -release, catalog order, id,
+    outlier vocabulary, size in the name), with their sizes for a bisect, and the same rows by the
+    size their name says: built once per catalog, so a sized question costs a few comparisons, not a
+    pass over every model. Fine-tunes / distills (base_model set) are left out: they are not a
+    typical model of a size."""
+    rows: list[tuple[float, int, int, str, bool, float | None]] = []
     for idx, (mid, model) in enumerate(catalog.models.items()):
         if getattr(model, "kind", None) != "decoder" or getattr(model, "base_model", None):
             continue
         release = int((getattr(model, "release", None) or "0").replace("-", "") or 0)
-        rows.append((model.params / 1e9, -release, idx, mid))
+        outlier = (getattr(model, "vocab", None) or 0) > TYPICAL_VOCAB_MAX
+        said = _NOMINAL_RE.findall(str(getattr(model, "name", "") or ""))
+        nominal = float(said[-1]) if said else None
+        rows.append((model.params / 1e9, -release, idx, mid, outlier, nominal))
     rows.sort()
-    return tuple(r[0] for r in rows), tuple(rows)
+    named: dict[float, list[tuple[float, int, int, str, bool, float | None]]] = {}
+    for r in rows:
+        if r[5] is not None:
+            named.setdefault(r[5], []).append(r)
+    return tuple(r[0] for r in rows), tuple(rows), {k: tuple(v) for k, v in named.items()}
 
 
 def _family_label(matcher: Matcher, ids: Sequence[str]) -> str:
