@@ -161,9 +161,21 @@ class MentionFinder(NameIndex):
                 v = float(num)
             except ValueError:
                 return None
-            hits = tuple(g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v)
+            # a machine sold with that memory counts too when newer than every entry of that size
+            # (product lines list newest first): "mac mini 16gb" is the M4 (its entry is the 32 GB
+            # build, memory_options_gb holds 16), never the 2020 M1 alone
+            exact = [n for n, g in enumerate(ids) if getattr(self._gpus.get(g), "vram_gb", None) == v]
+            first = exact[0] if exact else len(ids)
+            hits = tuple(
+                g
+                for n, g in enumerate(ids)
+                if n in exact
+                or (n < first and v in (getattr(self._gpus.get(g), "memory_options_gb", ()) or ()))
+            )
             # several members with that memory: a narrower family, unless that is the whole family
-            return hits if hits and len(hits) < len(ids) else None
+            # (kept for machines sold with it: the size then says which build, see memory_variant)
+            by_option = any(getattr(self._gpus.get(g), "vram_gb", None) != v for g in hits)
+            return hits if hits and (len(hits) < len(ids) or by_option) else None
 
         # after: "a100 80gb", "a100 with 80 gb", "4060 ti (16gb)"
         for k in range(j, min(j + 3, len(work) - 1)):
