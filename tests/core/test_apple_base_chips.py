@@ -44,12 +44,26 @@ def test_base_apple_usable_memory_is_the_share_of_the_size_asked() -> None:
         ("can i run llama 8b on my mac mini m2 pro 32gb", "m2 pro"),
         ("can i run llama 8b on my m3 pro macbook pro", "m3 pro"),
         ("can i run llama 8b on my macbook air m5 16gb", "macbook air m5"),
+        ("can my m4 run llama 8b", "m4"),  # a chip alone: which machine and memory is unknown
+        ("我的m2能跑qwen 7b吗", "m2"),
     ],
 )
 def test_apple_chip_not_in_the_catalog_is_said_back(text: str, unknown: str) -> None:
     a = answer(text)
     assert unknown in a.extra_json["unrecognized"]
     assert unknown in a.text
+
+
+def test_a_model_named_like_a_chip_is_no_card() -> None:
+    # "minimax m2": the M2 has no bare alias, so the model name is never read as the Apple M2
+    a = answer("minimax m2 on 4x h100")
+    assert not any(g.startswith("apple-") for g in a.query.gpus)
+
+
+def test_unified_machine_gets_no_system_ram_offload() -> None:
+    # on a Mac the "system RAM" is the memory the GPU already shares: no expert offload offered
+    a = answer("can i run gpt-oss 20b on my macbook air m3 16gb")
+    assert "system RAM" not in a.text and "--n-cpu-moe" not in a.text
 
 
 def test_base_chip_entries_carry_sourced_bandwidth() -> None:

@@ -575,7 +575,18 @@ def apple_tier_after(norm: str, mentions: Sequence[Mention]) -> list[str]:
         m = _TIER_AFTER_RE.match(norm, mn.end)
         if m is not None:
             out.append(f"{_BARE_CHIP_RE.search(mn.text.strip()).group()} {m.group(1)}")  # type: ignore[union-attr]
+    # "can my m4 run llama 8b": a chip word alone names no machine (the memory is unknown); said back
+    for m in _OWNED_CHIP_RE.finditer(norm):
+        if not any(mn.start <= m.start(1) < mn.end for mn in mentions):
+            out.append(m.group(1))
     return out
+
+
+#: a bare Apple chip after a word of owning ("my m4", "an m3", "我的m2"); "minimax m2" is a model name
+_OWNED_CHIP_RE = gated_re.compile(
+    r"(?:\b(?:my|an?|the|apple|on|with|using)\s+|(?:我的|我这台|用|在)\s*)(m[1-9](?:\s(?:pro|max|ultra))?)\b",
+    re.ASCII,
+)
 
 
 #: an Apple chip word inside a product line's mention ("macbook air m5 16gb")
