@@ -34,6 +34,7 @@ TOPICS = (
     "used",
     "worth",
     "wait",
+    "mix",
 )
 STACKS = ("cuda", "rocm", "mps", "oneapi")
 _KEYS = {"id", "topic", "text", "source", "date", "estimate", "values", "stacks", "tools", "gpus"}

@@ -375,6 +375,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
     ]
     mentions = [m for m, v in variants if v is None or not v[1]]
     no_such = [v[0] for _, v in variants if v is not None and not v[1]]
+    no_such += names.apple_tier_after(norm, mentions)
     cur = budgets.currencies(catalog)
     if any(m.kind == "gpu" and m.text.strip().isdigit() for m in mentions):
         mentions = [m for m in mentions if not budgets.is_money(m, norm, cur)]

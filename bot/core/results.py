@@ -942,6 +942,7 @@ class AdviceVerdict(StrEnum):
     PAST_SUPPORT = (
         "past_support"  # worth it: an architecture current CUDA and PyTorch dropped (Kepler, Maxwell)
     )
+    MIXED_CARDS = "mixed_cards"  # two different cards together: it depends on how the work is split
 
 
 @dataclass(frozen=True)

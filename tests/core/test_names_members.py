@@ -106,9 +106,17 @@ def test_bare_mac_studio_asks_which_by_memory() -> None:
 
 
 def test_mac_studio_size_no_member_has_is_said() -> None:
-    a = answer("mac studio 256gb for llama 70b")
-    assert a.extra_json["unrecognized"] == ["mac studio 256gb"]
+    a = answer("mac studio 384gb for llama 70b")
+    assert a.extra_json["unrecognized"] == ["mac studio 384gb"]
     assert "apple-m3-ultra-512gb" not in a.query.gpus  # never the 512 GB machine read silently
+
+
+def test_mac_studio_size_a_member_is_sold_with_is_that_build() -> None:
+    # the M3 Ultra Mac Studio is sold with 96, 256 or 512 GB (memory_options_gb): 256 GB is that
+    # build, named with its size (never the 512 GB entry's memory)
+    a = answer("mac studio 256gb for llama 70b")
+    assert a.query.gpus == ("apple-m3-ultra-512gb",) and not a.extra_json["unrecognized"]
+    assert "256 GB" in a.text and "512 GB" not in a.text
 
 
 def test_product_line_and_its_member_in_one_question_is_the_member() -> None:

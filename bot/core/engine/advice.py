@@ -581,6 +581,57 @@ def _ecc(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> Advice
     )
 
 
+def _mix(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> AdviceResult:
+    """Two different cards in one machine: the layer split pools both memories (shares in proportion
+    to memory, llama.cpp's default) at the slower card's speed for its share; tensor parallel wants
+    identical cards; data-parallel training runs at the slower card's pace within the smaller memory."""
+    distinct: list[GPU] = []
+    for g in gpus:
+        if all(g.id != d.id for d in distinct):
+            distinct.append(g)
+    if len(distinct) < 2:
+        return _facts_only(cat, q, models, gpus)
+    a, b = distinct[0], distinct[1]
+    total = a.vram_gb + b.vram_gb
+    training = q.task in (Task.TRAINING, Task.FINETUNE) or q.method is not None
+    slow, fast = (a, b) if a.memory_bandwidth_gbs <= b.memory_bandwidth_gbs else (b, a)
+
+    def compute(g: GPU) -> float:
+        return float(g.fp16_tensor_tflops or g.fp32_tflops or 0.0)
+
+    slow_train = a if compute(a) <= compute(b) else b
+    small = a if a.vram_gb <= b.vram_gb else b
+    numbers: dict[str, Any] = {
+        "a": a.id,
+        "b": b.id,
+        "a_gb": a.vram_gb,
+        "b_gb": b.vram_gb,
+        "total_gb": total,
+        "usable_gb": round((memory.usable_bytes(a) + memory.usable_bytes(b)) / GB, 1),
+        "a_share_pct": round(100 * a.vram_gb / total),
+        "b_share_pct": round(100 * b.vram_gb / total),
+        "slow": slow.id,
+        "slow_bw": slow.memory_bandwidth_gbs,
+        "fast": fast.id,
+        "fast_bw": fast.memory_bandwidth_gbs,
+        "slow_train": slow_train.id,
+        "small": small.id,
+        "small_gb": small.vram_gb,
+        "training": training,
+        "same_stack": a.software == b.software,
+    }
+    ordered = list(_facts(cat, "mix"))
+    if training:
+        ordered.sort(key=lambda f: 0 if f.id == "mix-ddp" else 1)
+    return AdviceResult(
+        topic="mix",
+        verdict=AdviceVerdict.MIXED_CARDS,
+        facts=tuple(ordered),
+        numbers=numbers,
+        gpus=(a, b),
+    )
+
+
 def _facts_only(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> AdviceResult:
     topic = q.advice_topic or "memory"
     verdict = {
@@ -603,4 +654,5 @@ _TOPICS = {
     "used": _used,
     "worth": _worth,
     "wait": _wait,
+    "mix": _mix,
 }

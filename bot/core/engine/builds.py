@@ -337,6 +337,8 @@ def offload_notes(m: Model, g: GPU, q: Query, verdicts: list[BuildVerdict]) -> l
     """Expert / layer offload offers when no build of usual quality (Q4_K_M or better) fits."""
     if not verdicts or m.kind not in LLM_KINDS:
         return []
+    if g.unified_memory:
+        return []  # a Mac / unified machine: "system RAM" is the same memory the GPU already shares
     q4 = next((v for v in verdicts if v.build.format_id == "gguf-q4_k_m"), None)
     head = next((v for v in verdicts if v.headline), None)
     good_fits = head is not None and (q4 is None or head.build.quality_rank <= q4.build.quality_rank)

@@ -112,7 +112,7 @@ def split_parallelism(w: Workload) -> Parallelism:
 
 
 _SIZE_RE = gated_re.compile(
-    r"(\d{1,4})\s*(?:gb|gib|g)\b(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr)|\s*内存)", re.I
+    r"(\d{1,4})\s*(?:gb|gib|g)(?![a-z0-9])(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|ddr)|\s*内存)", re.I
 )
 
 

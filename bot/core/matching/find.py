@@ -17,6 +17,12 @@ _COUNT_UNITS = frozenset(
 )
 
 
+#: words joining two variants of one card ("a100 40gb vs 80gb", "h100 pcie or the sxm")
+_JOINERS = frozenset({"and", "vs", "versus", "or", "v", "to", "the", "a", "an", "vs."})
+#: the same in Chinese text, which the tokenizer drops ("a100 40g和80g", "40g还是80g")
+_CJK_JOINERS = frozenset("和与跟或还/、,，")
+
+
 class MentionFinder(NameIndex):
     """:meth:`mentions`: the names in a text, in order, with where each sits."""
 
@@ -154,10 +160,56 @@ class MentionFinder(NameIndex):
                     preferred=target.preferred,
                 )
             )
+            fam_key = self._family_of.get(ids[0]) if target.kind == "gpu" and len(ids) == 1 else None
+            if fam_key is not None and fam_key in self._families:
+                # "a100 40gb vs 80gb", "h100 pcie or sxm", "a100 40g和80g": the other variant, named by
+                # its size or form factor alone, is a card named too (compared, never dropped)
+                other = self._other_variant(work, j, self._families[fam_key], ids, norm)
+                if other is not None:
+                    o_ids, s3, e3, j = other
+                    for k in range(i, j):
+                        used[k] = True
+                    out.append(Mention(target.kind, o_ids, s3, e3, norm[s3:e3], exact=True))
             i = j
         if kind in ("model", "any"):
             out.extend(self._partial_models(work, used, corrected, norm))
         return out
+
+    def _other_variant(
+        self, work: Sequence[Token], j: int, fam: Sequence[str], picked: Sequence[str], norm: str
+    ) -> tuple[tuple[str, ...], int, int, int] | None:
+        """After a family member named by its size or form factor ("a100 40gb"), another member
+        named by its size or form factor alone, joined by "and" / "vs" / "or" / 和 ("... vs 80gb"):
+        (that member, start, end, next token) or None."""
+        k = j
+        while k < len(work) and k - j < 2 and work[k].text in _JOINERS:
+            k += 1
+        if k >= len(work) or j == 0:
+            return None
+        if k == j and not any(c in _CJK_JOINERS for c in norm[work[j - 1].end : work[k].start]):
+            return None
+        hits: list[str] = []
+        end = k + 1
+        w = work[k].text
+        if w[0].isdigit() and k + 1 < len(work) and work[k + 1].text == "gb":
+            try:
+                v = float(w)
+            except ValueError:
+                return None
+            hits = [g for g in fam if getattr(self._gpus.get(g), "vram_gb", None) == v]
+            end = k + 2
+        elif w in _FORM_FACTORS:
+            hits = [g for g in fam if w in tokens(str(getattr(self._gpus.get(g), "name", g)))]
+            if (
+                end < len(work)
+                and work[end].text.isdigit()
+                and len(work[end].text) == 1
+                and not work[end].spaced
+            ):
+                end += 1  # "sxm5"
+        if len(hits) != 1 or hits[0] in picked:
+            return None
+        return (hits[0],), work[k].start, work[end - 1].end, end
 
     def _pick_by_memory(
         self, work: Sequence[Token], i: int, j: int, ids: Sequence[str], used: list[bool]
@@ -167,9 +219,21 @@ class MentionFinder(NameIndex):
                 v = float(num)
             except ValueError:
                 return None
-            hits = tuple(g for g in ids if getattr(self._gpus.get(g), "vram_gb", None) == v)
+            # a machine sold with that memory counts too when newer than every entry of that size
+            # (product lines list newest first): "mac mini 16gb" is the M4 (its entry is the 32 GB
+            # build, memory_options_gb holds 16), never the 2020 M1 alone
+            exact = [n for n, g in enumerate(ids) if getattr(self._gpus.get(g), "vram_gb", None) == v]
+            first = exact[0] if exact else len(ids)
+            hits = tuple(
+                g
+                for n, g in enumerate(ids)
+                if n in exact
+                or (n < first and v in (getattr(self._gpus.get(g), "memory_options_gb", ()) or ()))
+            )
             # several members with that memory: a narrower family, unless that is the whole family
-            return hits if hits and len(hits) < len(ids) else None
+            # (kept for machines sold with it: the size then says which build, see memory_variant)
+            by_option = any(getattr(self._gpus.get(g), "vram_gb", None) != v for g in hits)
+            return hits if hits and (len(hits) < len(ids) or by_option) else None
 
         # after: "a100 80gb", "a100 with 80 gb", "4060 ti (16gb)"
         for k in range(j, min(j + 3, len(work) - 1)):

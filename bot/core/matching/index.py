@@ -333,7 +333,7 @@ class NameIndex:
 
     def _system_families(self) -> dict[str, tuple[str, ...]]:
         """Product names that several catalog entries are sold under, from aliases "<product> <chip>"
-        whose "<chip>" is another alias of the same entry ("mac studio m1 ultra" + "m1 ultra" ->
+        whose "<chip>" (or "apple <chip>") is another alias of the same entry ("mac studio m1 ultra" + "m1 ultra" ->
         "mac studio"): product -> entry ids, newest first. Two-word products only (never a vendor word
         alone: "apple m1 max" names no product "apple"); products with one entry are left alone."""
         found: dict[str, list[str]] = {}
@@ -341,7 +341,13 @@ class NameIndex:
             names = [tokens(str(a)) for a in getattr(g, "aliases", ()) or ()]
             own = {" ".join(w) for w in names}
             for words in names:
-                if len(words) >= 3 and " ".join(words[2:]) in own and words[0] not in _GPU_PREFIXES:
+                # ("macbook air m3" + "apple m3": a base chip has no bare alias, "minimax m2" is a model)
+                chip = " ".join(words[2:])
+                if (
+                    len(words) >= 3
+                    and (chip in own or f"apple {chip}" in own)
+                    and words[0] not in _GPU_PREFIXES
+                ):
                     members = found.setdefault(" ".join(words[:2]), [])
                     if gid not in members:
                         members.append(gid)

@@ -506,6 +506,44 @@ def _ecc(env: Env, r: AdviceResult) -> Phrased:
     return Phrased(verdict=t(env.lang, "advice.ecc.verdict"))
 
 
+def _mix(env: Env, r: AdviceResult) -> Phrased:
+    """Two different cards together: the layer split with both memories (the verdict unless training
+    is asked), tensor parallel's identical cards, and DDP's pace and memory bound."""
+    L = env.lang
+    n = r.numbers or {}
+    names = {g.id: short_name(g) for g in r.gpus}
+
+    def name(key: str) -> str:
+        return names.get(str(n.get(key, "")), str(n.get(key, "")))
+
+    split = t(
+        L,
+        "advice.mix.verdict",
+        a=name("a"),
+        b=name("b"),
+        total=fmt.num(float(n["total_gb"]), L),
+        a_gb=fmt.num(float(n["a_gb"]), L),
+        b_gb=fmt.num(float(n["b_gb"]), L),
+        a_share=fmt.num(float(n["a_share_pct"]), L),
+        b_share=fmt.num(float(n["b_share_pct"]), L),
+        slow=name("slow"),
+        slow_bw=fmt.num(float(n["slow_bw"]), L),
+        fast=name("fast"),
+        fast_bw=fmt.num(float(n["fast_bw"]), L),
+    )
+    train = t(
+        L,
+        "advice.mix.training",
+        slow_train=name("slow_train"),
+        small=name("small"),
+        small_gb=fmt.num(float(n["small_gb"]), L),
+    )
+    # (vLLM's identical-card rule is the fact mix-vllm-tp, said after these)
+    if n.get("training"):
+        return Phrased(verdict=train, details=[split])
+    return Phrased(verdict=split, details=[train])
+
+
 def _facts_only(env: Env, r: AdviceResult) -> Phrased:
     return Phrased(verdict=t(env.lang, f"advice.topic.{r.topic}"))
 
@@ -522,4 +560,5 @@ _TOPICS = {
     "used": _used,
     "worth": _worth,
     "wait": _wait,
+    "mix": _mix,
 }

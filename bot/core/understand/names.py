@@ -98,6 +98,12 @@ def resolve(
             ):
                 continue  # "a mac studio with the m3 ultra": the member named says which one
             default, differs = matcher.family_default(mn.ids, mn.preferred)
+            if differs and _size_every_member_has(matcher, mn):
+                differs = False  # "macbook air 16gb": every machine is sold with 16 GB; the newest, said
+            odd_chip = _chip_no_member_has(matcher, mn)
+            if odd_chip is not None:
+                # "macbook air m5 16gb": that chip is not in the catalog; said, then the newest machine
+                notes.append(note(NoteCode.UNKNOWN_NAME, word=odd_chip))
             odd_size = _size_no_member_has(matcher, mn, masked)
             if odd_size is not None:
                 # "mac studio 256gb": no member has that memory; said, then asked or the pick said as usual
@@ -570,6 +576,73 @@ def _size_no_member_has(matcher: Matcher, mn: Mention, masked: str) -> str | Non
     if any(getattr(matcher.entry("gpu", g), "vram_gb", None) == size for g in mn.ids):
         return None
     return f"{mn.text.strip()} {m.group(1)}gb"
+
+
+def _size_every_member_has(matcher: Matcher, mn: Mention) -> bool:
+    """ "mac mini 16gb" (the size is part of the mention): every member is that size or sold with it
+    (``memory_options_gb``), so the members do not differ in memory as asked."""
+    sizes = [float(m.group(1)) for m in _SIZE_GB_IN_RE.finditer(mn.text)]
+    if not sizes:
+        return False
+    size = sizes[-1]
+    for g in mn.ids:
+        e = matcher.entry("gpu", g)
+        if getattr(e, "vram_gb", None) != size and size not in (getattr(e, "memory_options_gb", ()) or ()):
+            return False
+    return True
+
+
+#: a tier word right after a bare Apple chip ("m2 pro", "m3 max" when the catalog has only the M2)
+_TIER_AFTER_RE = gated_re.compile(r"\s(pro|max|ultra)\b", re.ASCII)
+_BARE_CHIP_RE = gated_re.compile(r"\bm\d{1,2}$", re.ASCII)
+
+
+def apple_tier_after(norm: str, mentions: Sequence[Mention]) -> list[str]:
+    """ "mac mini m2 pro", "m3 pro macbook": a base Apple chip found (the M2) with a tier word after
+    it that names a chip the catalog lacks: said back (answered for the base chip), never the M2 Pro
+    read silently as the M2."""
+    out: list[str] = []
+    for mn in mentions:
+        if mn.kind != "gpu" or _BARE_CHIP_RE.search(mn.text.strip()) is None:
+            continue
+        m = _TIER_AFTER_RE.match(norm, mn.end)
+        if m is not None:
+            out.append(f"{_BARE_CHIP_RE.search(mn.text.strip()).group()} {m.group(1)}")  # type: ignore[union-attr]
+    # "can my m4 run llama 8b": a chip word alone names no machine (the memory is unknown); said back
+    for m in _OWNED_CHIP_RE.finditer(norm):
+        if not any(mn.start <= m.start(1) < mn.end for mn in mentions):
+            out.append(m.group(1))
+    return out
+
+
+#: a bare Apple chip after a word of owning ("my m4", "an m3", "我的m2"); "minimax m2" is a model name
+_OWNED_CHIP_RE = gated_re.compile(
+    r"(?:\b(?:my|an?|the|apple|on|with|using)\s+|(?:我的|我这台|用|在)\s*)(m[1-9](?:\s(?:pro|max|ultra))?)\b",
+    re.ASCII,
+)
+
+
+#: an Apple chip word inside a product line's mention ("macbook air m5 16gb")
+_CHIP_RE = gated_re.compile(r"\bm\d{1,2}\b", re.ASCII)
+
+
+def _chip_no_member_has(matcher: Matcher, mn: Mention) -> str | None:
+    """ "macbook air m5 16gb": a chip typed inside a product line's mention that none of its
+    machines is (the size after it made the mention span it); None otherwise."""
+    if not matcher.in_product_line(mn.ids):
+        return None
+    m = _CHIP_RE.search(mn.text)
+    if m is None:
+        return None
+    chip = m.group()
+    for g in mn.ids:
+        if any(chip in str(a).lower().split() for a in getattr(matcher.entry("gpu", g), "aliases", ()) or ()):
+            return None
+    return mn.text[: m.end()].strip()
+
+
+#: a memory size inside a mention's text ("mac mini 16gb", "16 gb mac mini")
+_SIZE_GB_IN_RE = gated_re.compile(r"(\d{1,4})\s?(?:gb|g|gig|gigs|gib)\b", re.ASCII)
 
 
 def _vram(matcher: Matcher, gid: str) -> str:
