@@ -114,23 +114,7 @@ class MentionFinder(NameIndex):
                 ext = self._extend_model(work, i, j, target.ids[0], used)
                 if ext is not None:
                     ext_ids, j = ext
-                    start, end = work[i].start, work[j - 1].end
-                    corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
-                    out.append(
-                        Mention(
-                            "model",
-                            ext_ids,
-                            start,
-                            end,
-                            norm[start:end],
-                            exact=not corr,
-                            family=len(ext_ids) > 1,
-                            partial=True,
-                            corrected=corr,
-                        )
-                    )
-                    for k in range(i, j):
-                        used[k] = True
+                    out.append(_partial_model(work, i, j, tuple(ext_ids), norm, corrected, used))
                     i = j
                     continue
             ids = target.ids
@@ -309,23 +293,7 @@ class MentionFinder(NameIndex):
             if not ids or (len(words) == 1 and weak):
                 i += 1
                 continue
-            start, end = work[i].start, work[j - 1].end
-            corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
-            out.append(
-                Mention(
-                    "model",
-                    tuple(ids),
-                    start,
-                    end,
-                    norm[start:end],
-                    exact=not corr,
-                    family=len(ids) > 1,
-                    partial=True,
-                    corrected=corr,
-                )
-            )
-            for k in range(i, j):
-                used[k] = True
+            out.append(_partial_model(work, i, j, tuple(ids), norm, corrected, used))
             i = j
         return out
 
@@ -360,3 +328,30 @@ class MentionFinder(NameIndex):
         # keep catalog order
         order = {m: n for n, m in enumerate(self._models)}
         return sorted(ids, key=lambda m: order.get(m, 0))
+
+
+def _partial_model(
+    work: Sequence[Token],
+    i: int,
+    j: int,
+    ids: tuple[str, ...],
+    norm: str,
+    corrected: dict[int, tuple[str, str]],
+    used: list[bool],
+) -> Mention:
+    """The mention of tokens ``i:j`` as a partial model name (several ids: a family), marked used."""
+    start, end = work[i].start, work[j - 1].end
+    corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+    for k in range(i, j):
+        used[k] = True
+    return Mention(
+        "model",
+        ids,
+        start,
+        end,
+        norm[start:end],
+        exact=not corr,
+        family=len(ids) > 1,
+        partial=True,
+        corrected=corr,
+    )
