@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from bot.core import gated_re
+from bot.core.understand.text import DIGIT_RE
 
 __all__ = [
     "NUM",
@@ -118,7 +119,6 @@ _CODE_AFTER_RE = gated_re.compile(
 _CODE_BEFORE_RE = gated_re.compile(
     r"(?<![a-z0-9])(?P<cur>[a-z]{3})\s*" + NUM + r"(?![a-z0-9])", re.IGNORECASE
 )
-_GATE_RE = gated_re.compile(r"\d")
 
 
 def unknown_currencies(
@@ -127,7 +127,7 @@ def unknown_currencies(
     """(currency as written, start, end) for each amount in a currency outside ``known``
     (lower-case symbols and codes of the rate table). ``raw`` (same length as ``norm``, or None)
     tells capitals: an ISO code that is also a word counts only in capitals."""
-    if not _GATE_RE.search(norm):
+    if not DIGIT_RE.search(norm):
         return []
     out: list[tuple[str, int, int]] = []
 

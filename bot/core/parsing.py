@@ -316,7 +316,6 @@ def _one_variant(q: Query, gpus: tuple[str, ...], catalog: Any) -> tuple[tuple[s
     """ "should I rent or buy an a100": one family named, its variants all read (as for a price
     question): the family's default card, and said so (the answer costs one card)."""
     from bot.core.price_parse import _gpu_mentions
-    from bot.core.understand.names import short_gpu
 
     matcher = get_matcher(catalog)
     named = _gpu_mentions(normalize(q.text), matcher.catalog)
@@ -324,13 +323,7 @@ def _one_variant(q: Query, gpus: tuple[str, ...], catalog: Any) -> tuple[tuple[s
         return gpus, q
     mn = named[0]
     default, differs = matcher.family_default(mn.ids, mn.preferred)
-    took = note(
-        NoteCode.TOOK_GPU,
-        typed=mn.text.strip(),
-        chosen=short_gpu(matcher.display_name("gpu", default)),
-        same_memory=not differs,
-        also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default],
-    )
+    took = names.took_gpu(matcher, mn, default, differs)
     return (default,), replace(q, notes=(*q.notes, took))
 
 

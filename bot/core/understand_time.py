@@ -27,6 +27,7 @@ from bot.core import gated_re
 from bot.core.quick_init import quick_init
 from bot.core.types import Intent, NoteCode, Query, Task
 from bot.core.understand.budgets import CN_AMOUNT_RE, cn_amount
+from bot.core.understand.text import DIGIT_RE
 
 __all__ = ["TimeAsk", "asks_job_cost", "asks_time_or_speed", "read", "refine", "DATASETS", "BYTES_PER_TOKEN"]
 
@@ -192,7 +193,6 @@ def read(text: str) -> TimeAsk:
 _ANY_DATASET = gated_re.compile(
     r"(?<![a-z0-9])(?:" + "|".join(re.escape(d) for d in DATASETS) + r")(?![a-z0-9])"
 )
-_DIGIT = gated_re.compile(r"\d")
 
 
 _TRAIN_WORDS = gated_re.compile(r"train|tune|训练|微调")
@@ -234,7 +234,7 @@ def _read(text: str, full: bool) -> TimeAsk:
     if not full and not _may_ask(t, low):
         return TimeAsk()  # no word or figure that makes a speed, time or serving question
     # every figure below but "under a day" needs a digit: a question without one skips them
-    digits = _DIGIT.search(t) is not None
+    digits = DIGIT_RE.search(t) is not None
     samples = None
     name = None
     if digits and (m := _RX["samples"].search(t)) is not None:

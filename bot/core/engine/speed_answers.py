@@ -343,6 +343,13 @@ def _job_amount(q: Query, model: Model, method: Method) -> tuple[float, dict[str
     return float(JOB_FINETUNE_SAMPLES) * per * epochs, assumed
 
 
+def _train_task(method: Method, q: Query) -> Task:
+    """The task of a training-time question: an adapter is fine-tuning; full training is what was said."""
+    return (
+        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
+    )
+
+
 def _rent_rows(
     cat: Catalog,
     q: Query,
@@ -354,9 +361,7 @@ def _rent_rows(
     kwh: tuple[float, str, bool, str],
 ) -> tuple[SpeedRow, ...]:
     """The cheapest runs on rented cards (each card's fewest count that fits), cheapest first."""
-    task = (
-        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
-    )
+    task = _train_task(method, q)
     cands: list[tuple[float, GPU, int]] = []
     for g in cat.gpus.values():
         cloud = prices.cloud_price(cat, g.id)
@@ -428,9 +433,7 @@ def _time_row(
     kwh: tuple[float, str, bool, str],
     costs: bool = True,
 ) -> SpeedRow | None:
-    task = (
-        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
-    )
+    task = _train_task(method, q)
     if unit == "images":
         f = throughput.cnn_images_per_s(model, gpu, precision, cat, task=Task.TRAINING)
         if f is None:
@@ -505,9 +508,7 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
         rented = _rent_rows(cat, q, model, method, precision, amount, unit, kwh)
         return TimeResult(rows=rented, job_cost=True, **base)  # type: ignore[arg-type]
     # candidates from one card's rate (cheap); whole rows only for the ones shown
-    task = (
-        Task.FINETUNE if method is not Method.FULL or q.task is Task.FINETUNE else (q.task or Task.TRAINING)
-    )
+    task = _train_task(method, q)
     met_c: list[tuple[float, float, GPU, int]] = []
     best: tuple[float, GPU, int] | None = None
     for g in cat.gpus.values():

@@ -261,16 +261,7 @@ def time(env: Env, r: TimeResult) -> Phrased:
             ]
         elif r.rows:
             x = r.rows[0]
-            verdict = t(
-                L,
-                "time.verdict",
-                what=what,
-                card=_card(env, x),
-                hours=_hours(env, x.hours.value),
-                low=_hours(env, x.hours.low),
-                high=_hours(env, x.hours.high),
-                amount=amount,
-            )
+            verdict = _time_line(env, x, what, amount)
         elif r.closest is not None:
             verdict = t(
                 L,
@@ -287,16 +278,7 @@ def time(env: Env, r: TimeResult) -> Phrased:
     else:
         verdict = ""
         for i, x in enumerate(r.rows):
-            s = t(
-                L,
-                "time.verdict",
-                what=what,
-                card=_card(env, x),
-                hours=_hours(env, x.hours.value),
-                low=_hours(env, x.hours.low),
-                high=_hours(env, x.hours.high),
-                amount=amount,
-            )
+            s = _time_line(env, x, what, amount)
             if i == 0:
                 verdict = s
             else:
@@ -349,6 +331,20 @@ def time(env: Env, r: TimeResult) -> Phrased:
     )
 
 
+def _time_line(env: Env, x: SpeedRow, what: str, amount: str) -> str:
+    """ "Fine-tuning X on card Y: about H hours (L-H) for N tokens" of one time row."""
+    return t(
+        env.lang,
+        "time.verdict",
+        what=what,
+        card=_card(env, x),
+        hours=_hours(env, x.hours.value),
+        low=_hours(env, x.hours.low),
+        high=_hours(env, x.hours.high),
+        amount=amount,
+    )
+
+
 def _job_cost(env: Env, r: TimeResult, what: str, amount: str) -> Phrased:
     """ "How much does it cost to fine-tune X": the run's rental cost first (time x cards x hourly
     price), then the other rental options; a named card without a rental price gets its time."""
@@ -359,16 +355,7 @@ def _job_cost(env: Env, r: TimeResult, what: str, amount: str) -> Phrased:
         per = _money(env, x.cloud_usd_per_hour, "USD", digits=2) if x.cloud_usd_per_hour is not None else ""
         date = fmt.month(x.cloud_date, L) if x.cloud_date else "?"
         if x.cloud_usd is None:
-            s = t(
-                L,
-                "time.verdict",
-                what=what,
-                card=_card(env, x),
-                hours=_hours(env, x.hours.value),
-                low=_hours(env, x.hours.low),
-                high=_hours(env, x.hours.high),
-                amount=amount,
-            )
+            s = _time_line(env, x, what, amount)
             extra = [t(L, "time.job_no_rent", card=_card(env, x))]
         elif not verdict:
             s = t(

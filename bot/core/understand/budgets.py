@@ -24,6 +24,7 @@ from bot.core.types import Note, NoteCode, note
 from bot.core.understand.numbers import WORD_NUM as _WORD_NUM
 from bot.core.understand.numbers import out_of_range
 from bot.core.understand.text import CJK_RE as _CJK_RE
+from bot.core.understand.text import DIGIT_RE
 from bot.core.understand.text import NUM as _NUM
 from bot.core.understand.text import blank as _blank
 from bot.core.understand.text import num as _num
@@ -243,7 +244,6 @@ class Budget:
         )
 
 
-_DIGIT_RE = gated_re.compile(r"\d")
 # what an amount without digits is written with: number words before a currency word or "grand",
 # Chinese numerals before 万/千/萬 (the readers below check the rest)
 _WORDS_GATE_RE = gated_re.compile(
@@ -260,7 +260,7 @@ def read(
 ) -> list[Budget]:
     out: list[Budget] = []
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
-    if not _DIGIT_RE.search(text) and not _WORDS_GATE_RE.search(text):
+    if not DIGIT_RE.search(text) and not _WORDS_GATE_RE.search(text):
         return out  # no digit, no number word or Chinese numeral: no amount (most questions, once names are blanked)
 
     def mult(g: str | None) -> float:

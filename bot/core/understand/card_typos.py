@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core import gated_re
+from bot.core.understand.text import DIGIT_RE
 
 __all__ = ["Typo", "find"]
 
@@ -44,9 +45,6 @@ _UNIT_AFTER = gated_re.compile(
     r"lines?|files?|users?|people|times?|次|倍|budget|price|cost|each|per|预算|以内|左右)",
     re.IGNORECASE,
 )
-
-
-_DIGIT_RE = gated_re.compile(r"\d")  # any digit (str.isdigit's decimal digits: re's \d)
 
 
 @dataclass(frozen=True)
@@ -98,7 +96,7 @@ _PERCENTILES = frozenset({"p50", "p75", "p90", "p95", "p99"})
 
 def find(masked: str, matcher: Any) -> list[Typo]:
     """The mistyped card numbers left in ``masked`` (the question with what was read blanked)."""
-    if not _DIGIT_RE.search(masked):
+    if not DIGIT_RE.search(masked):
         return []
     out: list[Typo] = []
     for m in _CANDIDATE.finditer(masked):

@@ -25,7 +25,7 @@ from bot.core.types import Choice, Intent, Note, NoteCode, note
 from bot.core.understand.text import rx as _rx
 from bot.core.understand_time import asks_time_or_speed
 
-__all__ = ["Names", "model_by_size", "resolve", "short_gpu"]
+__all__ = ["Names", "model_by_size", "resolve", "short_gpu", "took_gpu"]
 
 
 @dataclass(slots=True)
@@ -132,17 +132,7 @@ def resolve(
                     choices.append(Choice(label=label, text=rewrite(mn, label), id=g))
             else:
                 chosen = default
-                also = [short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != default]
-                notes.append(
-                    note(
-                        NoteCode.TOOK_GPU,
-                        typed=mn.text.strip(),
-                        chosen=short_gpu(matcher.display_name("gpu", default)),
-                        same_memory=not differs,
-                        also=also,
-                        newest=matcher.in_product_line(mn.ids),
-                    )
-                )
+                notes.append(took_gpu(matcher, mn, default, differs, newest=matcher.in_product_line(mn.ids)))
         else:
             of_size = _of_typed_size(matcher, mn)
             pick, why = pick_model(matcher, of_size)
@@ -648,6 +638,18 @@ _SIZE_GB_IN_RE = gated_re.compile(r"(\d{1,4})\s?(?:gb|g|gig|gigs|gib)\b", re.ASC
 def _vram(matcher: Matcher, gid: str) -> str:
     v = getattr(matcher.entry("gpu", gid), "vram_gb", None)
     return f"{v:g}" if isinstance(v, int | float) else "?"
+
+
+def took_gpu(matcher: Any, mn: Mention, gid: str, differs: bool, **extra: Any) -> Note:
+    """The note that a card family's name was taken as its member ``gid`` (the others said as "also")."""
+    return note(
+        NoteCode.TOOK_GPU,
+        typed=mn.text.strip(),
+        chosen=short_gpu(matcher.display_name("gpu", gid)),
+        same_memory=not differs,
+        also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != gid],
+        **extra,
+    )
 
 
 def short_gpu(name: str) -> str:

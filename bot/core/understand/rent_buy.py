@@ -25,8 +25,8 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core.matching import get_matcher, normalize
-from bot.core.types import NoteCode, Query, note
-from bot.core.understand.names import short_gpu
+from bot.core.types import NoteCode, Query
+from bot.core.understand.names import took_gpu
 from bot.core.understand.text import rx
 
 __all__ = ["roles", "rental_variant", "read"]
@@ -106,16 +106,7 @@ def read(q: Query, pq: Any, catalog: Any) -> tuple[Query, Any]:
             gid, differs = matcher.family_default(mn.ids, mn.preferred)
             if rented:
                 gid = rental_variant(matcher.catalog, mn.ids, gid)
-            notes.append(
-                note(
-                    NoteCode.TOOK_GPU,
-                    typed=mn.text.strip(),
-                    chosen=short_gpu(matcher.display_name("gpu", gid)),
-                    same_memory=not differs,
-                    also=[short_gpu(matcher.display_name("gpu", g)) for g in mn.ids if g != gid],
-                    **({"why": "rental"} if rented else {}),
-                )
-            )
+            notes.append(took_gpu(matcher, mn, gid, differs, **({"why": "rental"} if rented else {})))
         cards.append(gid)
     if cards[0] == cards[1]:
         return q, pq
