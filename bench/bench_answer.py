@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import yaml  # noqa: E402
 from _timing import line  # noqa: E402
 from rapidfuzz import fuzz, process, utils  # noqa: E402
 
 from bot.core.answer import answer  # noqa: E402
 from bot.core.knowledge import get_catalog  # noqa: E402
+from bot.core.yaml_io import safe_load  # noqa: E402
 
 TEMPLATES = (
     "what gpu for {m} under ${b}",
@@ -54,7 +54,7 @@ def questions(n: int, seed: int = 7) -> list[str]:
     mnames = [a for m in cat.models.values() for a in (m.name, *m.aliases[:2])]
     gnames = [a for g in cat.gpus.values() for a in g.aliases[:2] or (g.name,)]
     out = []
-    table = yaml.safe_load((ROOT / "tests/core/questions.yaml").read_text(encoding="utf-8"))
+    table = safe_load((ROOT / "tests/core/questions.yaml").read_text(encoding="utf-8"))
     for row in table:
         out.extend([row["q"]] if "q" in row else [s["q"] for s in row.get("seq", [])])
     while len(out) < n:

@@ -33,6 +33,8 @@ from typing import Any
 
 import yaml
 
+from bot.core.yaml_io import safe_load
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -67,7 +69,7 @@ class Result:
 
 
 def load_cases(path: Path = FIXTURE) -> list[dict[str, Any]]:
-    return list(yaml.safe_load(path.read_text(encoding="utf-8"))["cases"])
+    return list(safe_load(path.read_text(encoding="utf-8"))["cases"])
 
 
 def score(cases: Iterable[dict[str, Any]], catalog: Any = None) -> list[Result]:

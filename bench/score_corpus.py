@@ -44,7 +44,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import yaml
+from bot.core.yaml_io import safe_load
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT / "tests" / "corpus" / "questions.yaml"
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min", type=float, default=None, metavar="FRACTION", help="exit 1 below this share")
     ap.add_argument("--json", action="store_true", help="also write per-case results as JSON lines")
     args = ap.parse_args(argv)
-    cases = yaml.safe_load(args.corpus.read_text(encoding="utf-8"))
+    cases = safe_load(args.corpus.read_text(encoding="utf-8"))
     if args.tag:
         cases = [c for c in cases if c.get("tag") in args.tag]
     if not cases:

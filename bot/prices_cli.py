@@ -208,6 +208,7 @@ def import_csv(csv_path: Path, directory: Path, today: _dt.date | None = None) -
 
     from bot.core import prices as P
     from bot.core.knowledge import load_catalog
+    from bot.core.yaml_io import safe_load
 
     today = today or _dt.date.today()
     catalog = load_catalog(directory)
@@ -232,7 +233,7 @@ def import_csv(csv_path: Path, directory: Path, today: _dt.date | None = None) -
     target = Path(directory) / P.IMPORTED_FILE
     existing: list[dict[str, Any]] = []
     if target.is_file():
-        data = yaml.safe_load(target.read_text(encoding="utf-8")) or {}
+        data = safe_load(target.read_text(encoding="utf-8")) or {}
         existing = [dict(e) for e in (data.get("prices") or []) if isinstance(e, dict)]
     new_keys = {_key(e) for e in entries}
     kept = [e for e in existing if _key(e) not in new_keys]

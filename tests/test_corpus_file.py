@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from bot.core.types import Intent, Lang
+from bot.core.yaml_io import safe_load
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "questions.yaml"
@@ -68,9 +68,9 @@ def _load_scorer() -> Any:
 
 
 SCORER = _load_scorer()
-CASES: list[dict[str, Any]] = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
-GPU_IDS = {g["id"] for g in yaml.safe_load((ROOT / "knowledge/gpus.yaml").read_text("utf-8"))["gpus"]}
-MODEL_IDS = {m["id"] for m in yaml.safe_load((ROOT / "knowledge/models.yaml").read_text("utf-8"))["models"]}
+CASES: list[dict[str, Any]] = safe_load(CORPUS.read_text(encoding="utf-8"))
+GPU_IDS = {g["id"] for g in safe_load((ROOT / "knowledge/gpus.yaml").read_text("utf-8"))["gpus"]}
+MODEL_IDS = {m["id"] for m in safe_load((ROOT / "knowledge/models.yaml").read_text("utf-8"))["models"]}
 SINGLES = [c for c in CASES if "q" in c]
 CONVERSATIONS = [c for c in CASES if "turns" in c]
 

@@ -90,6 +90,7 @@ import yaml
 from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
 from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
+from bot.core.yaml_io import safe_load
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Model
@@ -281,7 +282,7 @@ def load_calibration(path: Path = CALIBRATION_PATH) -> Calibration:
     consts = dict(DEFAULT_CONSTANTS)
     bands = dict(DEFAULT_BANDS)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         log.warning("memory calibration not read (%s): using built-in constants", exc)
         return Calibration(consts, bands, f"built-in defaults ({path.name} not read)")

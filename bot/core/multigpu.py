@@ -31,9 +31,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bot.core.knowledge import GPU, Catalog, Model
+from bot.core.yaml_io import safe_load
 
 __all__ = [
     "Link",
@@ -85,7 +84,7 @@ _NVLINK = ("none", "bridge", "sxm")
 def _read(path: Path) -> Facts:
     if not path.is_file():
         return Facts({}, dict(_DEFAULT_ALLREDUCE_US), (), ())
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = safe_load(path.read_text(encoding="utf-8")) or {}
     cards: dict[str, CardLink] = {}
     for gid, v in (raw.get("cards") or {}).items():
         nv = str(v.get("nvlink", "none"))

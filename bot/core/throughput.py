@@ -49,11 +49,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from bot.core import speed as _speed
 from bot.core.quick_init import quick_init
 from bot.core.types import Method, Precision, Task
+from bot.core.yaml_io import safe_load
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, Model
@@ -681,7 +680,7 @@ class CalPoint:
 @functools.lru_cache(maxsize=1)
 def _cal_file() -> dict[str, Any]:
     try:
-        raw = yaml.safe_load(_CAL_PATH.read_text(encoding="utf-8"))
+        raw = safe_load(_CAL_PATH.read_text(encoding="utf-8"))
     except OSError:
         return {}
     return raw if isinstance(raw, dict) else {}

@@ -14,6 +14,7 @@ import yaml
 
 from bot.core.answer import answer
 from bot.core.knowledge import get_catalog
+from bot.core.yaml_io import safe_load
 
 pytestmark = pytest.mark.e2e
 
@@ -111,7 +112,7 @@ def test_check_passes_on_shipped_knowledge():
 def test_broken_knowledge_fails_at_start_up_naming_file_entry_field(tmp_path):
     k = tmp_path / "knowledge"
     shutil.copytree(ROOT / "knowledge", k)
-    data = yaml.safe_load((k / "gpus.yaml").read_text(encoding="utf-8"))
+    data = safe_load((k / "gpus.yaml").read_text(encoding="utf-8"))
     data["gpus"][0]["vram_gb"] = -11
     (k / "gpus.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     for args in (("check",), ("ask", "hi"), ("chat",)):
@@ -124,7 +125,7 @@ def test_broken_knowledge_fails_at_start_up_naming_file_entry_field(tmp_path):
 def test_knowledge_dir_override_is_used(tmp_path):
     k = tmp_path / "knowledge"
     shutil.copytree(ROOT / "knowledge", k)
-    data = yaml.safe_load((k / "gpus.yaml").read_text(encoding="utf-8"))
+    data = safe_load((k / "gpus.yaml").read_text(encoding="utf-8"))
     for g in data["gpus"]:
         if g["id"] == "rtx-3090":
             g["vram_gb"] = 48

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bot.core import prices as P
 from bot.core.knowledge import load_catalog
+from bot.core.yaml_io import safe_load
 from bot.prices_cli import import_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_reimport_replaces_same_card_kind_date_and_keeps_the_rest(kdir, tmp_path
         write(tmp_path, HEADER + "3090,used,680,USD,2026-11,newer listing\n", "q.csv"), kdir, TODAY
     )
     assert (res.added, res.replaced) == (1, 1)
-    data = yaml.safe_load((kdir / P.IMPORTED_FILE).read_text(encoding="utf-8"))
+    data = safe_load((kdir / P.IMPORTED_FILE).read_text(encoding="utf-8"))
     assert len(data["prices"]) == 5
     assert P.used_price(load_catalog(kdir), "rtx-3090").usd == 680
 

@@ -17,6 +17,7 @@ from bot.core import prices as P
 from bot.core.knowledge import get_catalog, load_catalog
 from bot.core.recommend import best_value_of, recommend
 from bot.core.types import Intent, Precision, Query, Task
+from bot.core.yaml_io import safe_load
 
 SHIPPED = Path(__file__).resolve().parents[2] / "knowledge"
 TODAY = dt.date(2026, 12, 3)
@@ -47,7 +48,7 @@ def cat(tmp_path_factory):
     k = tmp_path_factory.mktemp("k") / "knowledge"
     shutil.copytree(SHIPPED, k)
     (k / P.IMPORTED_FILE).unlink(missing_ok=True)
-    src = yaml.safe_load((SHIPPED / P.PRICES_FILE).read_text(encoding="utf-8"))
+    src = safe_load((SHIPPED / P.PRICES_FILE).read_text(encoding="utf-8"))
     (k / P.PRICES_FILE).write_text(
         yaml.safe_dump({"prices": BOOK, "used_risks": src["used_risks"], "defaults": src["defaults"]}),
         encoding="utf-8",

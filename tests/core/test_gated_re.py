@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot
 from bot.core import gated_re
 from bot.core.gated_re import GatedPattern, required_literals
+from bot.core.yaml_io import safe_load
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +126,7 @@ def _core_patterns() -> dict[str, GatedPattern]:
 def _corpus() -> list[str]:
     out: list[str] = []
     for rel in ("tests/corpus/questions.yaml", "tests/core/questions.yaml"):
-        for row in yaml.safe_load((ROOT / rel).read_text(encoding="utf-8")):
+        for row in safe_load((ROOT / rel).read_text(encoding="utf-8")):
             if not isinstance(row, dict):
                 continue
             if isinstance(row.get("q"), str):

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from bot import estimate_cli
 from bot.core import memory
 from bot.core.knowledge import get_catalog
+from bot.core.yaml_io import safe_load
 
 FIXTURE = Path(__file__).parent / "fixtures" / "measured_memory.yaml"
 HOLDOUT = ("HF PEFT", "rasbt", "diffusers docs")  # as in bench/calibrate_memory.py
@@ -27,7 +27,7 @@ HOLDOUT = ("HF PEFT", "rasbt", "diffusers docs")  # as in bench/calibrate_memory
 
 @pytest.fixture(scope="module")
 def cases() -> list[dict[str, Any]]:
-    return list(yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"])
+    return list(safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"])
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_median_error_is_small_per_category(scored):
 
 def test_calibration_file_is_what_the_model_uses():
     cal = memory.calibration()
-    raw = yaml.safe_load(memory.CALIBRATION_PATH.read_text(encoding="utf-8"))
+    raw = safe_load(memory.CALIBRATION_PATH.read_text(encoding="utf-8"))
     for k, v in raw["constants"].items():
         assert cal.constants[k] == pytest.approx(v), k
         # the code's defaults are the fitted figures: a missing file answers the same

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from bot.core.knowledge import get_catalog
 from bot.core.parsing import parse
 from bot.core.phrase import Env, phrase_notes
 from bot.core.types import Context, Intent, Lang, Query
+from bot.core.yaml_io import safe_load
 
 
 def notes_en(q: Query) -> list[str]:
@@ -24,7 +24,7 @@ def suggestions_en(q: Query) -> list[str]:
 
 
 HERE = Path(__file__).parent
-ROWS: list[dict[str, Any]] = yaml.safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
+ROWS: list[dict[str, Any]] = safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
 
 SINGLE = [r for r in ROWS if "q" in r]
 SEQS = [r["seq"] for r in ROWS if "seq" in r]

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from bot.core import language
 from bot.core.answer import answer
@@ -20,14 +19,13 @@ from bot.core.names import card_label, short_name
 from bot.core.phrase import catalog as phrase_catalog
 from bot.core.phrase.catalog import CATALOG_LANGS, messages, placeholders
 from bot.core.types import Context, Lang
+from bot.core.yaml_io import safe_load
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
 PHRASE_DIR = ROOT / "bot" / "core" / "phrase"
-PAIRS: list[dict[str, str]] = yaml.safe_load(
-    (HERE / "fixtures" / "bilingual.yaml").read_text(encoding="utf-8")
-)
-QUESTIONS: list[dict[str, Any]] = yaml.safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
+PAIRS: list[dict[str, str]] = safe_load((HERE / "fixtures" / "bilingual.yaml").read_text(encoding="utf-8"))
+QUESTIONS: list[dict[str, Any]] = safe_load((HERE / "questions.yaml").read_text(encoding="utf-8"))
 CAT = get_catalog()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -209,10 +209,11 @@ def test_a_malformed_tensor_rates_file_stops_start_up(tmp_path: Path, edit: Any,
 
     from bot.core.errors import KnowledgeError
     from bot.core.knowledge import _package_knowledge_dir, load_catalog
+    from bot.core.yaml_io import safe_load
 
     target = tmp_path / "knowledge"
     shutil.copytree(_package_knowledge_dir(), target)
-    data = yaml.safe_load((target / "tensor-rates.yaml").read_text(encoding="utf-8"))
+    data = safe_load((target / "tensor-rates.yaml").read_text(encoding="utf-8"))
     edit(data)
     (target / "tensor-rates.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     with pytest.raises(KnowledgeError) as err:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
 from bot.config import Settings
+from bot.core.yaml_io import safe_load
 from bot.storage import database_url
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,7 +18,7 @@ def _substitute(value: str, env: dict[str, str]) -> str:
 
 
 def test_compose_runs_the_bot_on_the_postgresql_service() -> None:
-    compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
+    compose = safe_load((REPO / "docker-compose.yml").read_text())
     db, bot = compose["services"]["db"], compose["services"]["bot"]
     assert db["image"].startswith("postgres:")
     assert bot["depends_on"]["db"]["condition"] == "service_healthy"
