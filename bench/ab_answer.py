@@ -1,6 +1,6 @@
 """answer() at another git revision against the working tree, in one process, question by question.
 
-usage: python bench/ab_answer.py REV [--rounds N] [--common-names] [--cpu-time]
+usage: python bench/ab_answer.py REV [--rounds N] [--common-names] [--cpu-time] [--same-knowledge]
 
 The per-question benchmark of an issue is "within 1.2x of today's median and
 p99": timing two checkouts in two processes on a shared 2-core machine swings
@@ -16,7 +16,10 @@ unknown). ``--common-names`` times only the questions whose answers name the
 same models and cards in both revisions (each answered once beforehand to
 tell), so both do the same work. ``--cpu-time`` times with the thread's CPU clock instead of the
 wall clock: on a machine shared with other busy processes, time spent waiting for a core is
-then not counted.
+then not counted. ``--same-knowledge`` has the working tree answer from the old revision's knowledge
+files too (the code loads them: newer files are optional) and draws the questions from that catalog:
+the code's own cost per question, apart from what a larger catalog costs (more cards weighed per
+recommendation, more names to match).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_answer import questions  # noqa: E402
 
 from bot.core.answer import answer as new_answer  # noqa: E402
-from bot.core.knowledge import get_catalog  # noqa: E402
+from bot.core.knowledge import get_catalog, load_catalog  # noqa: E402
 
 
 def extract_old(rev: str, into: Path) -> None:
@@ -73,9 +76,10 @@ def main() -> int:
         import oldbot.core.answer as old_mod  # type: ignore[import-not-found]
         import oldbot.core.knowledge as old_knowledge  # type: ignore[import-not-found]
 
-        ncat = get_catalog()
         ocat = old_knowledge.get_catalog(Path(tmp) / "knowledge")  # each revision with its own knowledge
-        qs = questions(2000)
+        same = "--same-knowledge" in sys.argv
+        ncat = load_catalog(Path(tmp) / "knowledge") if same else get_catalog()
+        qs = questions(2000, catalog=ncat if same else None)
         for q in qs[:200]:  # warm both
             new_answer(q, catalog=ncat)
             old_mod.answer(q, catalog=ocat)
@@ -101,6 +105,8 @@ def main() -> int:
     nm, np_ = stats(new_t)
     common = " (same models and cards named in both)" if "--common-names" in sys.argv else ""
     cpu = ", CPU time" if "--cpu-time" in sys.argv else ""
+    if "--same-knowledge" in sys.argv:
+        cpu += f", both with {rev[:12]}'s knowledge files"
     print(f"{len(qs)} questions{common} x {rounds} rounds, alternating in one process{cpu}")
     print(f"{rev[:12]:>12} answer(): median {om:7.0f} us  p99 {op:7.0f} us")
     print(f"{'working tree':>12} answer(): median {nm:7.0f} us  p99 {np_:7.0f} us")

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -48,8 +49,10 @@ TEMPLATES = (
 )
 
 
-def questions(n: int, seed: int = 7) -> list[str]:
-    cat = get_catalog()
+def questions(n: int, seed: int = 7, catalog: Any = None) -> list[str]:
+    """``n`` questions: the question table's, then templates over ``catalog``'s names (default: the
+    shipped catalog)."""
+    cat = catalog if catalog is not None else get_catalog()
     rng = random.Random(seed)
     mnames = [a for m in cat.models.values() for a in (m.name, *m.aliases[:2])]
     gnames = [a for g in cat.gpus.values() for a in g.aliases[:2] or (g.name,)]

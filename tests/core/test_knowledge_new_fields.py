@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bot.core.answer import answer
 from bot.core.knowledge import Catalog, get_catalog, load_catalog
 from tests.core.test_knowledge import (
     SHIPPED,
@@ -264,6 +265,17 @@ def test_formats_and_software_files_are_optional(tmp_path: Path) -> None:
     cat = load_catalog(d)
     assert cat.formats == {} and cat.tools == {} and cat.engines == {}
     assert len(cat.models) == len(load_catalog(SHIPPED).models)
+    # and answers from it: without builds, a fit question gets the plain estimate (it raised an
+    # IndexError inside fit_result, which answer() turned into an apology)
+    for text in ("can I run llama 3 8b on a 3090", "does qwen 2.5 7b fit on 2x 3080 12 gb"):
+        a = answer(text, catalog=cat)
+        out = a.to_json()
+        assert out["intent"] == "fit" and out["fit"] and all("fits" in f for f in out["fit"]), text
+    # several setups (judged per build when there are builds) and platform advice (software.yaml)
+    multi = answer("rtx 4090 or 2x 3090 for llama 3 70b in 4bit", catalog=cat).to_json()
+    assert multi["intent"] == "compare" and len(multi["comparison"]) == 2
+    advice = answer("is pytorch on an rx 7900 xtx a good idea for training", catalog=cat)
+    assert advice.intent.value == "advice" and "could not work that one out" not in advice.text
 
 
 def test_shipped_formats_tools_and_engines(cat: Catalog) -> None:

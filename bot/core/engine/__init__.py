@@ -17,7 +17,7 @@ from bot.core.engine.advice import advice_result
 from bot.core.engine.compare import compare_result
 from bot.core.engine.fit import fit_alone_result, fit_result
 from bot.core.engine.info import filter_result, info_result, list_result
-from bot.core.engine.multi import multi_result
+from bot.core.engine.multi import multi_applies, multi_result
 from bot.core.engine.picks import general_result, recommend_result
 from bot.core.engine.prices import deal_result, rent_buy_result
 from bot.core.knowledge import GPU, Catalog
@@ -76,7 +76,11 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             q = replace(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
     known = all(g in cat.gpus for spec in q.setups for g, _, _ in spec)
     if (
-        q.setups and known and models and q.intent in (Intent.COMPARE, Intent.FIT)
+        q.setups
+        and known
+        and models
+        and q.intent in (Intent.COMPARE, Intent.FIT)
+        and multi_applies(cat, q, models[0])
     ):  # several cards (issues 10, 17)
         return q, multi_result(cat, q, models[0])
     if q.intent is Intent.RENT_OR_BUY:

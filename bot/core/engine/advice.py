@@ -205,7 +205,7 @@ def _platform(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> A
     card = gpus[0] if gpus else None
     tool = q.advice_tool if q.advice_tool is not None and q.advice_tool in cat.tools else "pytorch-training"
     stack = card.software if card is not None else (q.advice_stack or "cuda")
-    if stack not in cat.tools[tool].support:
+    if tool not in cat.tools or stack not in cat.tools[tool].support:  # software.yaml is optional
         return _facts_only(cat, q, models, gpus)
     level, note_id, source = _level(cat, tool, stack, card)
     rows = [AdviceRow(kind="support", subject=tool, name=cat.tools[tool].name, label=stack, value=level)]

@@ -347,7 +347,8 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
     single = len(pairs) == 1
     # "how many h100s for deepseek v3" (issue 10): the count of the named card leads the answer
     how_many = single and q.num_gpus == 1 and asks_how_many(q.text)
-    if all(bld.builds_apply(m, q) for m in models):
+    # a knowledge folder without formats.yaml (optional) has no builds: the plain estimate answers
+    if all(bld.builds_apply(m, q) and bld.builds_of(cat, m) for m in models):
         for m, g in pairs:
             its, ns = _build_items(cat, q, m, g, single)
             items += its

@@ -248,6 +248,13 @@ def _decide(setups: list[Setup], ranks: list[int]) -> tuple[MultiDecision, int |
     return MultiDecision.FASTER_COSTLIER, max((fastest, cheapest), key=per_usd)
 
 
+def multi_applies(cat: Catalog, q: Query, m: Model) -> bool:
+    """Whether ``multi_result`` can judge ``m``: LLM inference is judged per build, and a knowledge
+    folder without formats.yaml (optional) has none; the question is then compared card by card."""
+    training = q.task in (Task.TRAINING, Task.FINETUNE)
+    return training or m.kind not in bld.LLM_KINDS or bool(bld.builds_of(cat, m))
+
+
 def multi_result(cat: Catalog, q: Query, m: Model) -> MultiResult:
     setups: list[Setup] = []
     ranks: list[int] = []
