@@ -153,6 +153,11 @@ class GPU:
     def is_estimated(self, field_name: str) -> bool:
         return field_name in self.estimated
 
+    def __hash__(self) -> int:
+        # equal cards have equal ids; hashing the id alone spares hashing ~40 fields each time a
+        # card keys a cache (names.short_name runs for every card a reply names)
+        return hash(self.id)
+
 
 @dataclass(frozen=True)
 class Component:

@@ -592,3 +592,16 @@ def test_top_level_must_be_list(tmp_path: Path) -> None:
 def test_missing_directory(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeError, match="does not exist"):
         load_catalog(tmp_path / "nope")
+
+
+def test_cards_hash_by_id_and_stay_distinct_by_value(cat: Catalog) -> None:
+    # GPU.__hash__ hashes the id only (cards key per-reply caches): equal cards hash alike, and a
+    # variant of a card (same id, other memory) is still a different key
+    import dataclasses
+
+    g = cat.gpus["rtx-3090"]
+    same = dataclasses.replace(g)
+    variant = dataclasses.replace(g, vram_gb=g.vram_gb * 2)
+    assert same == g and hash(same) == hash(g)
+    assert variant != g
+    assert len({g: 1, same: 2, variant: 3}) == 2
