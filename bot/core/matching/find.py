@@ -32,7 +32,7 @@ class MentionFinder(NameIndex):
         """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them)."""
         if texts is None:
             texts = [t.text for t in toks]
-        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(texts[i]))
+        n_max = min(self._max_len + 1, len(toks) - i, self._spans_at(texts, i))
         keys = self._keys
         for n in range(n_max, 0, -1):
             key = " ".join(texts[i : i + n])
@@ -95,9 +95,12 @@ class MentionFinder(NameIndex):
         out: list[Mention] = []
         used = [False] * len(work)
         texts = [t.text for t in work]
+        starts = self._starts
         i = 0
         while i < len(work):
-            hit = self._match_at(work, i, kind, texts)
+            # most words start no name: a key starting at a word is one of its keys' first words, and
+            # a compact key (the one-word lookup) is a prefix of itself
+            hit = self._match_at(work, i, kind, texts) if texts[i] in starts else None
             if hit is None:
                 i += 1
                 continue

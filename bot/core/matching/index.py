@@ -184,6 +184,9 @@ class NameIndex:
         self._by_sig: dict[tuple[str, ...], list[str]] | None = None
         self._build()
         self._heads = self._name_heads()
+        # every token a name can start at: a key's first word, or a prefix of a key written without
+        # spaces (what :meth:`_spans_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
+        self._starts = frozenset(self._heads[0]) | self._heads[1]
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
@@ -429,7 +432,7 @@ class NameIndex:
 
     def _name_heads(self) -> tuple[dict[str, int], set[str]]:
         """Per first word, the most words of a name starting with it; and every prefix of a name
-        written without spaces ("rtx3090"): what :meth:`_spans_from` reads."""
+        written without spaces ("rtx3090"): what :meth:`_spans_at` reads."""
         longest: dict[str, int] = {}
         for key in self._keys:
             words = key.split(" ")
@@ -437,14 +440,20 @@ class NameIndex:
         prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
         return longest, prefixes
 
-    def _spans_from(self, head: str) -> int:
-        """The most tokens a name starting with the token ``head`` can span: the longest key that
-        starts with it, or any length when it begins a key written without spaces ("rtx3090").
-        Most words begin no name, so most positions try one token instead of thirteen."""
+    def _spans_at(self, texts: Sequence[str], i: int) -> int:
+        """The most tokens a name starting at token ``i`` can span: the longest key that starts with
+        that word, or the most tokens whose joined text begins a key written without spaces ("rtx"
+        "3090", "8" "b"). Most words begin no name, so most positions try one token instead of thirteen;
+        a word that begins a compact key ("b", "3") tries as many as can still spell one."""
         longest, prefixes = self._heads
-        if head in prefixes:
-            return self._max_len + 1
-        return longest.get(head, 1)
+        n = longest.get(texts[i], 1)
+        joined = ""
+        for k in range(i, min(len(texts), i + self._max_len + 1)):
+            joined += texts[k]
+            if joined not in prefixes:
+                break  # no compact key begins so: none begins with more tokens either
+            n = max(n, k - i + 1)
+        return n
 
     def _label(self, kind: str, eid: str) -> str:
         e = self.entry(kind, eid)
