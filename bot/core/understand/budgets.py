@@ -251,6 +251,14 @@ _WORDS_GATE_RE = gated_re.compile(
 )
 
 
+# "2k", "1.5 grand", "3千": an amount with a multiplier (compiled once, not per question)
+_MULT_AMOUNT_RE = gated_re.compile(
+    r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", re.ASCII
+)
+# "5000以内": an amount said as a limit in Chinese
+_CN_LIMIT_AMOUNT_RE = gated_re.compile(r"(?<![a-z0-9.])" + _NUM + r"(?=\s*(?:以内|以下|左右|之内))", re.ASCII)
+
+
 def read(
     masked: str,
     cur: Currencies,
@@ -319,9 +327,7 @@ def read(
                 code = near
             out.append(Budget(value, code, m.group().strip(), m.start(), m.end(), True))
             text = _blank(text, m.start(), m.end())
-    for m in re.finditer(
-        r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", text, re.ASCII
-    ):
+    for m in _MULT_AMOUNT_RE.finditer(text):
         if m.group(2) in ("千", "万") and CN_COUNTED_RE.match(text, m.end()):
             continue  # "2万条样本" counts samples
         code = "CNY" if (cjk and m.group(2) in ("千", "万") and "CNY" in cur.table) else "USD"
@@ -342,7 +348,7 @@ def read(
             continue
         code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
         out.append(Budget(v, code, m.group(1), m.start(1), m.end(), cue.startswith("预算")))
-    for m in re.finditer(r"(?<![a-z0-9.])" + _NUM + r"(?=\s*(?:以内|以下|左右|之内))", text, re.ASCII):
+    for m in _CN_LIMIT_AMOUNT_RE.finditer(text):
         code = "CNY" if "CNY" in cur.table else "USD"
         out.append(Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
     out.sort(key=lambda b: b.start)
