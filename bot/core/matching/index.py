@@ -186,7 +186,7 @@ class NameIndex:
         self._heads = self._name_heads()
         # every token a name can start at: a key's first word, or a prefix of a key written without
         # spaces (what :meth:`_spans_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
-        self._starts = frozenset(self._heads[0]) | self._heads[1]
+        self._starts = frozenset(w for w in self._heads[0] if " " not in w) | self._heads[1]
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
@@ -430,29 +430,34 @@ class NameIndex:
         fam = self._family_of.get(ids[0]) if ids else None
         return DEFAULT_VARIANTS.get(fam or "") in ids
 
-    def _name_heads(self) -> tuple[dict[str, int], set[str]]:
-        """Per first word, the most words of a name starting with it; and every prefix of a name
-        written without spaces ("rtx3090"): what :meth:`_spans_at` reads."""
-        longest: dict[str, int] = {}
+    def _name_heads(self) -> tuple[set[str], set[str]]:
+        """Every run of first words of a name ("llama", "llama 3", "llama 3 8"), and every prefix of a
+        name written without spaces ("r", "rtx", "rtx3"): what :meth:`_spans_at` reads."""
+        word_prefixes: set[str] = set()
         for key in self._keys:
             words = key.split(" ")
-            longest[words[0]] = max(longest.get(words[0], 1), len(words))
+            word_prefixes.update(" ".join(words[:k]) for k in range(1, len(words) + 1))
         prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
-        return longest, prefixes
+        return word_prefixes, prefixes
 
     def _spans_at(self, texts: Sequence[str], i: int) -> int:
-        """The most tokens a name starting at token ``i`` can span: the longest key that starts with
-        that word, or the most tokens whose joined text begins a key written without spaces ("rtx"
-        "3090", "8" "b"). Most words begin no name, so most positions try one token instead of thirteen;
-        a word that begins a compact key ("b", "3") tries as many as can still spell one."""
-        longest, prefixes = self._heads
-        n = longest.get(texts[i], 1)
-        joined = ""
+        """The most tokens a name starting at token ``i`` can span: as many as still begin a key, with
+        spaces ("llama" "3" "8") or joined without ("rtx" "3090", "8" "b"); at least one. A run that
+        begins no key does not once a token more is added, so the walk stops at the first miss of
+        both; most words begin no name, and most positions try one token instead of thirteen."""
+        word_prefixes, prefixes = self._heads
+        n = 1
+        with_spaces = joined = ""
+        in_words = in_joined = True
         for k in range(i, min(len(texts), i + self._max_len + 1)):
-            joined += texts[k]
-            if joined not in prefixes:
-                break  # no compact key begins so: none begins with more tokens either
-            n = max(n, k - i + 1)
+            t = texts[k]
+            with_spaces = f"{with_spaces} {t}" if with_spaces else t
+            joined += t
+            in_words = in_words and with_spaces in word_prefixes
+            in_joined = in_joined and joined in prefixes
+            if not (in_words or in_joined):
+                break
+            n = k - i + 1
         return n
 
     def _label(self, kind: str, eid: str) -> str:
