@@ -49,15 +49,18 @@ class MentionFinder(NameIndex):
         if len(word) < 4 or not word.isalpha() or word in STOP_WORDS or word in self._vocab:
             return None
         best = process.extractOne(
-            word,
-            self._vocab_list,
+            utils.default_process(word),
+            self._vocab_processed,  # (processed once per catalog; the same scores, in the same order)
             scorer=fuzz.ratio,
-            processor=utils.default_process,
+            processor=None,
             score_cutoff=WORD_CUTOFF,
         )
-        if best is None or best[0][0] != word[0]:
+        if best is None:
             return None
-        return best[0], float(best[1])
+        found = self._vocab_list[best[2]]
+        if found[0] != word[0]:
+            return None
+        return found, float(best[1])
 
     def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
         """Every card / model named in normalised text ``norm``, in order."""

@@ -311,6 +311,8 @@ class NameIndex:
                 if w.isalpha() and len(w) >= 3:
                     self._vocab.add(w)
         self._vocab_list = sorted(self._vocab)
+        # rapidfuzz's processed form of each, once: extractOne would process all of them per call
+        self._vocab_processed = [utils.default_process(w) for w in self._vocab_list]
         # inner words of model names that belong to at most 3 models ("diffusion")
         owners: dict[str, set[str]] = {}
         for heads in self._model_tokens.values():
