@@ -200,8 +200,8 @@ _TRAIN_WORDS = gated_re.compile(r"train|tune|训练|微调")
 
 def _may_ask(t: str, low: str) -> bool:
     """Whether ``_read`` can find a kind or a weak speed word in the text: a pattern that decides the
-    kind below (or its figure) may match - its literal check (gated_re) - or the training words and a
-    sample count, a dataset or an amount of data that together make a time question may be there."""
+    kind below (or its figure) matches, or the training words and a sample count, a dataset or an
+    amount of data that together make a time question may be there (their literal checks, gated_re)."""
     kinds = (
         _SERVE_RE,
         _RX["users"],
@@ -211,7 +211,9 @@ def _may_ask(t: str, low: str) -> bool:
         _RX["target_tps"],
         _WEAK_SPEED_RE,
     )
-    if any(p.may_match(t) for p in kinds):
+    # each of these matching sets the kind (or the weak speed word) in ``_read``: searched, not only
+    # checked for literals ("under" of "under $500", "/" of "w/ qlora" passed the checks of hundreds)
+    if any(p.search(t) is not None for p in kinds):
         return True
     if _RX["target_img"].may_match(t) and ("image" in low or "图" in low):
         return True
