@@ -12,7 +12,7 @@ from cachetools import LRUCache
 from rapidfuzz import utils
 
 from bot.config import BOUNDS
-from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokens
+from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokenize, tokens
 from bot.core.quick_init import quick_init
 
 __all__ = [
@@ -170,6 +170,7 @@ class NameIndex:
         # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
         # a model key's other readings (alternatives): at most one entry per key of the catalog
         self._alternatives: dict[str, tuple[str, ...]] = {}
+        self._alt_heads: tuple[str, ...] | None = None
         self._suggest_cache: LRUCache[
             tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
         ] = LRUCache(maxsize=BOUNDS.suggest_pools)
@@ -394,13 +395,19 @@ class NameIndex:
 
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
-        words = tokens(text)
-        key = " ".join(words)
+        norm = normalize(text)
+        if not any(head in norm for head in self._alternative_heads()):
+            return ()  # (a text's first word is in it, and a key with alternatives begins with one)
+        words = [t.text for t in tokenize(norm)]
+        return self._alternatives_of(" ".join(words)) if words else ()
+
+    def _alternatives_of(self, key: str) -> tuple[str, ...]:
         t = self._keys.get(key)
-        if not words or t is None or t.kind != "model" or t.family:
+        if t is None or t.kind != "model" or t.family:
             return ()
         hit = self._alternatives.get(key)  # one per catalog key, computed on first use
         if hit is None:
+            words = key.split(" ")
             need = set(words)
             out: list[str] = []
             for key_words, mid in self._model_tokens.get(words[0], []):
@@ -408,6 +415,14 @@ class NameIndex:
                     out.append(mid)
             hit = self._alternatives[key] = tuple(out)
         return hit
+
+    def _alternative_heads(self) -> tuple[str, ...]:
+        """The first words of the model keys that have alternatives (~20), once per catalog."""
+        if self._alt_heads is None:
+            self._alt_heads = tuple(
+                sorted({key.split(" ")[0] for key in self._keys if self._alternatives_of(key)})
+            )
+        return self._alt_heads
 
     def family_key(self, gid: str) -> str | None:
         return self._family_of.get(gid)
