@@ -51,13 +51,21 @@ def _usable(ch: str, icase: bool) -> bool:
     return not icase or ch.isascii() or ch.lower() == ch.upper() == ch
 
 
+# words in a large share of questions ("what gpu for ...", "how much vram does ... need"): as weak a
+# gate as a single character
+_COMMON_WORDS = frozenset({"what", "how", "which", "the", "for", "with", "can", "does", "gpu", "and", "run"})
+
+
 def _weight(lit: str) -> int:
     """How rarely a literal is in a question: its length (any non-ASCII character counts as two), but
-    a single ASCII letter or digit as none - nearly every question holds a "t" or an "s"."""
+    a single ASCII letter or digit as none - nearly every question holds a "t" or an "s" - and a
+    common word as one."""
     if lit == NON_ASCII:
         return 2
     if len(lit) == 1 and lit.isascii() and lit.isalnum():
         return 0
+    if lit.strip() in _COMMON_WORDS:
+        return 1
     return len(lit)
 
 
