@@ -267,6 +267,8 @@ def read(
     raw: str | None = None,
 ) -> list[Budget]:
     out: list[Budget] = []
+    if not DIGIT_RE.search(masked) and not _WORDS_GATE_RE.may_match(masked):
+        return out  # (blanking the sizes below only takes characters away: it cannot add an amount)
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
     if not DIGIT_RE.search(text) and not _WORDS_GATE_RE.search(text):
         return out  # no digit, no number word or Chinese numeral: no amount (most questions, once names are blanked)
