@@ -350,9 +350,10 @@ def read(
             continue
         code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
         out.append(Budget(v, code, m.group(1), m.start(1), m.end(), cue.startswith("预算")))
-    for m in _CN_LIMIT_AMOUNT_RE.finditer(text):
-        code = "CNY" if "CNY" in cur.table else "USD"
-        out.append(Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
+    if not text.isascii():  # (its Chinese words sit in a lookahead, which the literal check does not read)
+        for m in _CN_LIMIT_AMOUNT_RE.finditer(text):
+            code = "CNY" if "CNY" in cur.table else "USD"
+            out.append(Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
     out.sort(key=lambda b: b.start)
     return out
 
