@@ -7,8 +7,9 @@ of each alternative it cannot skip ahead by first character: a reader's pattern 
 Most of them match nothing in most questions.
 
 At compile time the pattern's syntax tree (``re._parser``) gives a set of literals one of which
-every match must contain (:func:`required_literals`: a literal run of a sequence, the union over the
-branches of an alternation, the body of a repeat done at least once). A search first looks for
+every text the pattern matches in must contain (:func:`required_literals`: a literal run of a
+sequence, the union over the branches of an alternation, the body of a repeat done at least once or
+of a lookahead or lookbehind that must match). A search first looks for
 them: one literal with ``in``, several with a case-sensitive alternation of plain literals, which
 ``re`` scans by first character (~2 us for the same question and keywords). Under ``IGNORECASE``
 the check runs on the lowered text (kept for the last text seen, which the next pattern usually
@@ -121,6 +122,8 @@ def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[st
             cand = _required(sub, icase, ascii_only) if low >= 1 else None
         elif op is _c.ATOMIC_GROUP:
             cand = _required(av, icase, ascii_only)
+        elif op is _c.ASSERT:  # a lookahead or lookbehind that must match: its text is in the string too
+            cand = _required(av[1], icase, ascii_only)
         elif op is _c.IN:
             if len(av) <= _MAX_CLASS and all(o is _c.LITERAL and _usable(chr(a), icase) for o, a in av):
                 cand = frozenset(chr(a).lower() if icase else chr(a) for _o, a in av)
