@@ -59,6 +59,7 @@ __all__ = [
     "RENT_QUESTION",
     "PRICE_QUESTION",
     "asks_price",
+    "says_something",
 ]
 
 
@@ -583,7 +584,8 @@ def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
     if m:
         code = "EUR" if "€" in norm or _EURO_CENTS_RE.search(norm) else "USD"
         return mk(_n(m.group(1)) / 100.0, code)
-    for mo in money(text, cat):
+    # (no "/", "kw", 每度 ... anywhere: no amount has one after it, and the amounts are not read)
+    for mo in money(text, cat) if _KWH_AFTER_RE.may_match(norm) else ():
         if _KWH_AFTER_RE.match(norm[mo.end :]):
             return mk(mo.amount, mo.currency)
     m = _KWH_CN_RE.search(norm)
@@ -641,4 +643,24 @@ def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
         hours_per_day=hours_per_day(text),
         kwh=kwh_price(text, catalog),
         resale_years=resale_years(text),
+    )
+
+
+def says_something(text: str, catalog: Any = None) -> bool:
+    """Whether :func:`parse_price_question` finds anything but a price limit in ``text``: a kind, a
+    quote, hours a day, a kWh price, resale years, a condition or no cloud. False means it finds none
+    of them, found without reading the limits ("under $500"), the costly part of most texts; the
+    parser leaves such a question as it is."""
+    norm = normalize(text)
+    return bool(
+        _NEW_ONLY_RE.search(norm)  # the conditions and "no cloud" of price_filters
+        or _USED_ONLY_RE.search(norm)
+        or _USED_OK_RE.search(norm)
+        or _NO_CLOUD_RE.search(norm)
+        or is_job_cost(text)  # the kinds (a deal needs a quote, below)
+        or is_rent_or_buy(text)
+        or hours_per_day(text) is not None
+        or resale_years(text) is not None
+        or kwh_price(text, catalog) is not None
+        or quoted_prices(text, catalog)
     )
