@@ -301,7 +301,7 @@ def money(text: str, catalog: Any = None) -> list[Money]:
 # in re's cache on every call)
 # a comma that is not a thousands separator
 _LONE_COMMA_RE = gated_re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))")
-_USD_AFTER_RE = gated_re.compile(r"\s*(?:美元|美金|刀|usd|dollars?)")
+_USD_AFTER_RE = gated_re.compile(r"^\s*(?:美元|美金|刀|usd|dollars?)")
 # a bare amount ("650", "1,800", "1.2k"), cards blanked to "#"
 _BARE_AMOUNT_RE = gated_re.compile(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])")
 _CARD_THEN_PRICE_RE = gated_re.compile(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$")

@@ -116,20 +116,17 @@ _OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?
 
 # every pattern ``read`` runs but the task's, as one alternation: its literal check (gated_re) fails when
 # none of them can match, which is most questions; the alternation itself is never searched
-_KNOBS = _rx(
-    "|".join(
-        f"(?:{p.pattern})"
-        for p in (
-            *(rx for rx, _ in (*_METHOD_RES, *_PRECISION_RES, *_OPTIMIZER_RES, *_PARALLEL_RES, *_LORA_TARGET_RES)),
-            _CKPT_NO_RE,
-            _CKPT_RE,
-            _FLASH_RE,
-            _NO_FLASH_RE,
-            _OFFLOAD_RE,
-            _PURE_RE,
-        )
-    )
+_KNOB_PATTERNS: tuple[GatedPattern, ...] = (
+    *(rx for rx, _ in (*_METHOD_RES, *_PRECISION_RES, *_OPTIMIZER_RES)),
+    *(rx for rx, _ in (*_PARALLEL_RES, *_LORA_TARGET_RES)),
+    _CKPT_NO_RE,
+    _CKPT_RE,
+    _FLASH_RE,
+    _NO_FLASH_RE,
+    _OFFLOAD_RE,
+    _PURE_RE,
 )
+_KNOBS = _rx("|".join(f"(?:{p.pattern})" for p in _KNOB_PATTERNS))
 
 
 def _first(patterns: Sequence[tuple[GatedPattern, Any]], text: str) -> Any:
