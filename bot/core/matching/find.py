@@ -29,18 +29,18 @@ class MentionFinder(NameIndex):
     def _match_at(
         self, toks: Sequence[Token], i: int, kind: Kind, texts: Sequence[str] | None = None
     ) -> tuple[int, _Target] | None:
-        """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them)."""
+        """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them).
+        A key is looked up only where its run still begins one (:meth:`_runs_at`): elsewhere it is not
+        a key, with spaces or without."""
         if texts is None:
             texts = [t.text for t in toks]
-        n_max = min(self._max_len + 1, len(toks) - i, self._spans_at(texts, i))
-        keys = self._keys
-        for n in range(n_max, 0, -1):
-            key = " ".join(texts[i : i + n])
-            t = keys.get(key)
-            if t is None and n > 1 and _compact_ok(toks[i : i + n]):
-                t = self._compact.get(key.replace(" ", "")) or None
-            if t is None and n == 1:
-                t = self._compact.get(key) or None
+        keys, compact = self._keys, self._compact
+        runs = self._runs_at(texts, i)
+        for n in range(len(runs), 0, -1):
+            spaced, joined = runs[n - 1]
+            t = keys.get(spaced) if spaced is not None else None
+            if t is None and joined is not None and (n == 1 or _compact_ok(toks[i : i + n])):
+                t = compact.get(joined) or None
             if t is not None and (kind == "any" or t.kind == kind):
                 return n, t
         return None

@@ -186,7 +186,7 @@ class NameIndex:
         self._build()
         self._heads = self._name_heads()
         # every token a name can start at: a key's first word, or a prefix of a key written without
-        # spaces (what :meth:`_spans_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
+        # spaces (what :meth:`_runs_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
         self._starts = frozenset(w for w in self._heads[0] if " " not in w) | self._heads[1]
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
@@ -449,7 +449,7 @@ class NameIndex:
 
     def _name_heads(self) -> tuple[set[str], set[str]]:
         """Every run of first words of a name ("llama", "llama 3", "llama 3 8"), and every prefix of a
-        name written without spaces ("r", "rtx", "rtx3"): what :meth:`_spans_at` reads."""
+        name written without spaces ("r", "rtx", "rtx3"): what :meth:`_runs_at` reads."""
         word_prefixes: set[str] = set()
         for key in self._keys:
             words = key.split(" ")
@@ -457,13 +457,14 @@ class NameIndex:
         prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
         return word_prefixes, prefixes
 
-    def _spans_at(self, texts: Sequence[str], i: int) -> int:
-        """The most tokens a name starting at token ``i`` can span: as many as still begin a key, with
-        spaces ("llama" "3" "8") or joined without ("rtx" "3090", "8" "b"); at least one. A run that
-        begins no key does not once a token more is added, so the walk stops at the first miss of
-        both; most words begin no name, and most positions try one token instead of thirteen."""
+    def _runs_at(self, texts: Sequence[str], i: int) -> list[tuple[str | None, str | None]]:
+        """For n = 1, 2, ... tokens from token ``i``: the tokens joined with spaces when that still
+        begins a key ("llama 3 8"), and joined without when that still begins a key written without
+        spaces ("rtx3090", "8b"); None where it does not. A run that begins no key does not once a token
+        more is added, so the list ends at the first n where neither does: no name spans more tokens.
+        Most words begin no name, and most positions try one token instead of thirteen."""
         word_prefixes, prefixes = self._heads
-        n = 1
+        runs: list[tuple[str | None, str | None]] = []
         with_spaces = joined = ""
         in_words = in_joined = True
         for k in range(i, min(len(texts), i + self._max_len + 1)):
@@ -474,8 +475,8 @@ class NameIndex:
             in_joined = in_joined and joined in prefixes
             if not (in_words or in_joined):
                 break
-            n = k - i + 1
-        return n
+            runs.append((with_spaces if in_words else None, joined if in_joined else None))
+        return runs
 
     def _label(self, kind: str, eid: str) -> str:
         e = self.entry(kind, eid)
