@@ -62,9 +62,15 @@ _UNIT_AFTER_RE = _rx(
     r"^\s*(?:gb|g\b|tb|mb|w\b|watts?|b\b|m\b|%|x\b|tokens?|ms\b|hours?|steps|images?|fps|px|k\s*context)"
 )
 _WORD_GRAND_RE = _rx(r"\b(a|one|two|three|four|five|ten)\s+grand\b")
+# the first character of every cue above: a lookahead of them lets re leave a position at one test,
+# where it tried the twenty cues in turn
+_CUE_FIRST = r"(?=[ublmwa<ncsghf预不最])"
 _CUE_NUM_RE = _rx(
-    _CUE_RE
-    + r"\s*:?\s*(?:(?:like|roughly|maybe|just|only)\s+)?"
+    _CUE_FIRST
+    + _CUE_RE
+    # (possessive: a blanked name's run of spaces after "for" is not tried again at every split of it;
+    # no split can end elsewhere than after the run, or after the colon and the spaces that follow it)
+    + r"\s*+:?\s*+(?:(?:like|roughly|maybe|just|only)\s+)?"
     + r"(?<![a-z0-9.])"
     + _NUM
     + r"(?![a-z0-9.])"
