@@ -91,6 +91,16 @@ def _non_ascii_class(items: Any, icase: bool, ascii_only: bool) -> bool:
     return True
 
 
+def _leading_run(items: Any, icase: bool) -> str:
+    """The literal characters a sequence starts with (lowered under IGNORECASE), or ""."""
+    out: list[str] = []
+    for op, av in items:
+        if op is not _c.LITERAL or not _usable(chr(av), icase):
+            break
+        out.append(chr(av).lower() if icase else chr(av))
+    return "".join(out)
+
+
 def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[str] | None:
     """Literals one of which every match of the sequence ``items`` contains, or None."""
     best: frozenset[str] | None = None
@@ -107,7 +117,12 @@ def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[st
             run.append(ch.lower() if icase else ch)
             continue
         if run:
-            take(frozenset({"".join(run)}))
+            joined = "".join(run)
+            take(frozenset({joined}))
+            if op is _c.BRANCH:  # "y" + (ears?|rs?), as re factors "years?|yrs?": "year" or "yr"
+                heads = [_leading_run(b, icase) for b in av[1]]
+                if all(heads):
+                    take(frozenset(joined + h for h in heads))
             run = []
         cand: frozenset[str] | None = None
         if op is _c.SUBPATTERN:

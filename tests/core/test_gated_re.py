@@ -41,6 +41,9 @@ ROOT = Path(__file__).resolve().parents[2]
         (r"(?i:ABC)d", 0, {"abc"}),  # an inline flag on a group
         (r"café", re.I, {"caf"}),  # a cased letter outside ASCII is not a gate under IGNORECASE
         (r"\d+\s*gb", 0, {"gb"}),
+        # re factors "years?|yrs?" into "y" + (ears?|rs?): the literal and each branch's head, joined
+        (r"\d+\s*(?:years?|yrs?)\b", 0, {"year", "yr"}),
+        (r"(?:tokens?|toks?|t)\s*/", 0, {"/"}),  # a branch with no head ("t" alone): the "/" after
         (r"(?=abc)", 0, {"abc"}),  # a lookahead that must match: not in the match, but in the text
         (r"(?<=ab)c", 0, {"ab"}),  # a lookbehind too
         (r"(?!abc)x", 0, {"x"}),  # a negative one says nothing
