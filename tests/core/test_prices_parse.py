@@ -179,3 +179,30 @@ def test_limits_are_filters_not_quotes(cat):
 def test_garbage_never_raises(cat):
     for text in ("", "   ", "$$$", "¥", "4090 for", "rent" * 200, "0.3 €/kWh", "电费", "\x00\x01"):
         pp.parse_price_question(text, cat)
+
+
+def test_says_something_is_false_only_when_the_reader_finds_nothing_but_a_limit(cat) -> None:
+    # the parser skips parse_price_question when says_something is False: on every question of the
+    # table and the corpora, False must mean no kind, quote, hours, kWh price, resale years,
+    # condition or "no cloud" (a limit alone, "under $500", is the budget reader's)
+    from pathlib import Path
+
+    from bot.core.yaml_io import safe_load
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [q for q, _ in TABLE] + ["what gpu for qwen 2.5 32b under $300", "a 3090 for 650 at 0.3 €/kWh?"]
+    for rel in ("tests/corpus/questions.yaml", "tests/core/questions.yaml"):
+        for row in safe_load((root / rel).read_text(encoding="utf-8")):
+            if isinstance(row, dict) and isinstance(row.get("q"), str):
+                texts.append(row["q"])
+    silent = 0
+    for text in texts:
+        if pp.says_something(text, cat):
+            continue
+        silent += 1
+        pq = pp.parse_price_question(text, cat)
+        assert not (pq.kinds or pq.quotes or pq.hours_per_day or pq.kwh or pq.resale_years), text
+        assert pq.filters.condition is None and not pq.filters.no_cloud, text
+    assert 0 < silent < len(texts)
+    assert not pp.says_something("what gpu for qwen 2.5 32b under $300", cat)
+    assert pp.says_something("is a 3090 for $650 a good deal", cat)

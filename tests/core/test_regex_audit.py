@@ -75,6 +75,8 @@ SAMPLE_QUESTIONS = [
     "between $500 and $900 for resnet-50, 32 images per batch",
     "how much does a 5080 cost in euros, €900",
     "a 7b model on 2 cards with fsdp, without flash attention, 5000元以内",
+    # (compiles a pattern inline, into re's cache: the collector reads those too)
+    "how long to train resnet-50 on imagenet with 8x a100",
 ]
 
 

@@ -29,18 +29,18 @@ class MentionFinder(NameIndex):
     def _match_at(
         self, toks: Sequence[Token], i: int, kind: Kind, texts: Sequence[str] | None = None
     ) -> tuple[int, _Target] | None:
-        """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them)."""
+        """The longest key starting at token ``i`` (``texts``: the tokens' texts, when the caller has them).
+        A key is looked up only where its run still begins one (:meth:`_runs_at`): elsewhere it is not
+        a key, with spaces or without."""
         if texts is None:
             texts = [t.text for t in toks]
-        n_max = min(self._max_len + 1, len(toks) - i, self._spans_from(texts[i]))
-        keys = self._keys
-        for n in range(n_max, 0, -1):
-            key = " ".join(texts[i : i + n])
-            t = keys.get(key)
-            if t is None and n > 1 and _compact_ok(toks[i : i + n]):
-                t = self._compact.get(key.replace(" ", "")) or None
-            if t is None and n == 1:
-                t = self._compact.get(key) or None
+        keys, compact = self._keys, self._compact
+        runs = self._runs_at(texts, i)
+        for n in range(len(runs), 0, -1):
+            spaced, joined = runs[n - 1]
+            t = keys.get(spaced) if spaced is not None else None
+            if t is None and joined is not None and (n == 1 or _compact_ok(toks[i : i + n])):
+                t = compact.get(joined) or None
             if t is not None and (kind == "any" or t.kind == kind):
                 return n, t
         return None
@@ -49,15 +49,18 @@ class MentionFinder(NameIndex):
         if len(word) < 4 or not word.isalpha() or word in STOP_WORDS or word in self._vocab:
             return None
         best = process.extractOne(
-            word,
-            self._vocab_list,
+            utils.default_process(word),
+            self._vocab_processed,  # (processed once per catalog; the same scores, in the same order)
             scorer=fuzz.ratio,
-            processor=utils.default_process,
+            processor=None,
             score_cutoff=WORD_CUTOFF,
         )
-        if best is None or best[0][0] != word[0]:
+        if best is None:
             return None
-        return best[0], float(best[1])
+        found = self._vocab_list[best[2]]
+        if found[0] != word[0]:
+            return None
+        return found, float(best[1])
 
     def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
         """Every card / model named in normalised text ``norm``, in order."""
@@ -95,9 +98,12 @@ class MentionFinder(NameIndex):
         out: list[Mention] = []
         used = [False] * len(work)
         texts = [t.text for t in work]
+        starts = self._starts
         i = 0
         while i < len(work):
-            hit = self._match_at(work, i, kind, texts)
+            # most words start no name: a key starting at a word is one of its keys' first words, and
+            # a compact key (the one-word lookup) is a prefix of itself
+            hit = self._match_at(work, i, kind, texts) if texts[i] in starts else None
             if hit is None:
                 i += 1
                 continue

@@ -12,7 +12,7 @@ from cachetools import LRUCache
 from rapidfuzz import utils
 
 from bot.config import BOUNDS
-from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokens
+from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokenize, tokens
 from bot.core.quick_init import quick_init
 
 __all__ = [
@@ -170,6 +170,7 @@ class NameIndex:
         # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
         # a model key's other readings (alternatives): at most one entry per key of the catalog
         self._alternatives: dict[str, tuple[str, ...]] = {}
+        self._alt_heads: tuple[str, ...] | None = None
         self._suggest_cache: LRUCache[
             tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
         ] = LRUCache(maxsize=BOUNDS.suggest_pools)
@@ -184,6 +185,9 @@ class NameIndex:
         self._by_sig: dict[tuple[str, ...], list[str]] | None = None
         self._build()
         self._heads = self._name_heads()
+        # every token a name can start at: a key's first word, or a prefix of a key written without
+        # spaces (what :meth:`_runs_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
+        self._starts = frozenset(w for w in self._heads[0] if " " not in w) | self._heads[1]
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
@@ -308,6 +312,8 @@ class NameIndex:
                 if w.isalpha() and len(w) >= 3:
                     self._vocab.add(w)
         self._vocab_list = sorted(self._vocab)
+        # rapidfuzz's processed form of each, once: extractOne would process all of them per call
+        self._vocab_processed = [utils.default_process(w) for w in self._vocab_list]
         # inner words of model names that belong to at most 3 models ("diffusion")
         owners: dict[str, set[str]] = {}
         for heads in self._model_tokens.values():
@@ -389,13 +395,19 @@ class NameIndex:
 
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
-        words = tokens(text)
-        key = " ".join(words)
+        norm = normalize(text)
+        if not any(head in norm for head in self._alternative_heads()):
+            return ()  # (a text's first word is in it, and a key with alternatives begins with one)
+        words = [t.text for t in tokenize(norm)]
+        return self._alternatives_of(" ".join(words)) if words else ()
+
+    def _alternatives_of(self, key: str) -> tuple[str, ...]:
         t = self._keys.get(key)
-        if not words or t is None or t.kind != "model" or t.family:
+        if t is None or t.kind != "model" or t.family:
             return ()
         hit = self._alternatives.get(key)  # one per catalog key, computed on first use
         if hit is None:
+            words = key.split(" ")
             need = set(words)
             out: list[str] = []
             for key_words, mid in self._model_tokens.get(words[0], []):
@@ -403,6 +415,14 @@ class NameIndex:
                     out.append(mid)
             hit = self._alternatives[key] = tuple(out)
         return hit
+
+    def _alternative_heads(self) -> tuple[str, ...]:
+        """The first words of the model keys that have alternatives (~20), once per catalog."""
+        if self._alt_heads is None:
+            self._alt_heads = tuple(
+                sorted({key.split(" ")[0] for key in self._keys if self._alternatives_of(key)})
+            )
+        return self._alt_heads
 
     def family_key(self, gid: str) -> str | None:
         return self._family_of.get(gid)
@@ -427,24 +447,36 @@ class NameIndex:
         fam = self._family_of.get(ids[0]) if ids else None
         return DEFAULT_VARIANTS.get(fam or "") in ids
 
-    def _name_heads(self) -> tuple[dict[str, int], set[str]]:
-        """Per first word, the most words of a name starting with it; and every prefix of a name
-        written without spaces ("rtx3090"): what :meth:`_spans_from` reads."""
-        longest: dict[str, int] = {}
+    def _name_heads(self) -> tuple[set[str], set[str]]:
+        """Every run of first words of a name ("llama", "llama 3", "llama 3 8"), and every prefix of a
+        name written without spaces ("r", "rtx", "rtx3"): what :meth:`_runs_at` reads."""
+        word_prefixes: set[str] = set()
         for key in self._keys:
             words = key.split(" ")
-            longest[words[0]] = max(longest.get(words[0], 1), len(words))
+            word_prefixes.update(" ".join(words[:k]) for k in range(1, len(words) + 1))
         prefixes = {c[:k] for c in self._compact for k in range(1, len(c) + 1)}
-        return longest, prefixes
+        return word_prefixes, prefixes
 
-    def _spans_from(self, head: str) -> int:
-        """The most tokens a name starting with the token ``head`` can span: the longest key that
-        starts with it, or any length when it begins a key written without spaces ("rtx3090").
-        Most words begin no name, so most positions try one token instead of thirteen."""
-        longest, prefixes = self._heads
-        if head in prefixes:
-            return self._max_len + 1
-        return longest.get(head, 1)
+    def _runs_at(self, texts: Sequence[str], i: int) -> list[tuple[str | None, str | None]]:
+        """For n = 1, 2, ... tokens from token ``i``: the tokens joined with spaces when that still
+        begins a key ("llama 3 8"), and joined without when that still begins a key written without
+        spaces ("rtx3090", "8b"); None where it does not. A run that begins no key does not once a token
+        more is added, so the list ends at the first n where neither does: no name spans more tokens.
+        Most words begin no name, and most positions try one token instead of thirteen."""
+        word_prefixes, prefixes = self._heads
+        runs: list[tuple[str | None, str | None]] = []
+        with_spaces = joined = ""
+        in_words = in_joined = True
+        for k in range(i, min(len(texts), i + self._max_len + 1)):
+            t = texts[k]
+            with_spaces = f"{with_spaces} {t}" if with_spaces else t
+            joined += t
+            in_words = in_words and with_spaces in word_prefixes
+            in_joined = in_joined and joined in prefixes
+            if not (in_words or in_joined):
+                break
+            runs.append((with_spaces if in_words else None, joined if in_joined else None))
+        return runs
 
     def _label(self, kind: str, eid: str) -> str:
         e = self.entry(kind, eid)

@@ -71,7 +71,10 @@ WEAK_HEADS = frozenset(
 )
 
 _LLAMA_CPP = gated_re.compile(r"llama[.\- ]cpp")  # same length as "llamacpp ", so offsets stay put
-_TOKEN_CHUNK_RE = gated_re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
+_TOKEN_CHUNK = r"[a-z0-9]+(?:\.[0-9]+)*"
+# the gap before each chunk and the chunk; the last alternative takes the gap after the last chunk in
+# one match (else findall would try it again from every position of a long gap: quadratic)
+_GAP_CHUNK_RE = gated_re.compile(r"([^a-z0-9]*+)(" + _TOKEN_CHUNK + r")|[^a-z0-9]+$")
 _PIECE_RE = gated_re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)*")
 _GB_WORDS = frozenset({"g", "gig", "gigs", "gib", "gigabyte", "gigabytes", "gb"})
 
@@ -83,6 +86,11 @@ class Token(NamedTuple):
     start: int  # char offsets in the normalised text
     end: int
     spaced: bool  # separated from the previous token by whitespace
+
+
+# a Token built straight from its tuple (C), not through the NamedTuple's generated __new__ (Python):
+# ~40% less per token, and tokenize builds one per word of every question
+_token = tuple.__new__
 
 
 def normalize(text: str) -> str:
@@ -142,32 +150,33 @@ def _pieces(chunk: str) -> list[str]:
 def tokenize(norm: str, limit: int = 600) -> list[Token]:
     """Tokens of already :func:`normalize`-d text, with offsets (at most ``limit``)."""
     toks: list[Token] = []
-    prev_end = 0
-    for m in _TOKEN_CHUNK_RE.finditer(norm):
-        start, end = m.span()
-        gap = norm[prev_end:start]
+    pos = 0
+    # one findall gives every (gap, chunk) in order: the text is gaps and chunks end to end (a gap is
+    # what no chunk starts in), so offsets add up; ~20% faster than a match object per chunk
+    for gap, chunk in _GAP_CHUNK_RE.findall(norm):
+        if not chunk:
+            break  # the gap after the last chunk
+        start = pos + len(gap)
+        end = pos = start + len(chunk)
         spaced = gap == " " or start == 0 or _SPACE_RE.search(gap) is not None
-        chunk = m.group()
         if chunk.isalpha() or chunk.isdigit():  # most words: one piece, where the chunk is
             text = chunk
             if text in _GB_WORDS and toks and toks[-1].text[0].isdigit():
                 text = "gb"
-            toks.append(Token(text, start, end, spaced))
-            prev_end = end
+            toks.append(_token(Token, (text, start, end, spaced)))
             if len(toks) >= limit:
                 break
             continue
-        pos = start
+        at = start
         for p in _pieces(chunk):
-            idx = norm.find(p, pos)
+            idx = norm.find(p, at)
             e = idx + len(p)
             text = p
             if text in _GB_WORDS and toks and toks[-1].text[0].isdigit():
                 text = "gb"
-            toks.append(Token(text, idx, e, spaced))
+            toks.append(_token(Token, (text, idx, e, spaced)))
             spaced = False
-            pos = e
-        prev_end = m.end()
+            at = e
         if len(toks) >= limit:
             break
     return toks

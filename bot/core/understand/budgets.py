@@ -62,9 +62,15 @@ _UNIT_AFTER_RE = _rx(
     r"^\s*(?:gb|g\b|tb|mb|w\b|watts?|b\b|m\b|%|x\b|tokens?|ms\b|hours?|steps|images?|fps|px|k\s*context)"
 )
 _WORD_GRAND_RE = _rx(r"\b(a|one|two|three|four|five|ten)\s+grand\b")
+# the first character of every cue above: a lookahead of them lets re leave a position at one test,
+# where it tried the twenty cues in turn
+_CUE_FIRST = r"(?=[ublmwa<ncsghf预不最])"
 _CUE_NUM_RE = _rx(
-    _CUE_RE
-    + r"\s*:?\s*(?:(?:like|roughly|maybe|just|only)\s+)?"
+    _CUE_FIRST
+    + _CUE_RE
+    # (possessive: a blanked name's run of spaces after "for" is not tried again at every split of it;
+    # no split can end elsewhere than after the run, or after the colon and the spaces that follow it)
+    + r"\s*+:?\s*+(?:(?:like|roughly|maybe|just|only)\s+)?"
     + r"(?<![a-z0-9.])"
     + _NUM
     + r"(?![a-z0-9.])"
@@ -251,6 +257,14 @@ _WORDS_GATE_RE = gated_re.compile(
 )
 
 
+# "2k", "1.5 grand", "3千": an amount with a multiplier (compiled once, not per question)
+_MULT_AMOUNT_RE = gated_re.compile(
+    r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", re.ASCII
+)
+# "5000以内": an amount said as a limit in Chinese
+_CN_LIMIT_AMOUNT_RE = gated_re.compile(r"(?<![a-z0-9.])" + _NUM + r"(?=\s*(?:以内|以下|左右|之内))", re.ASCII)
+
+
 def read(
     masked: str,
     cur: Currencies,
@@ -259,6 +273,8 @@ def read(
     raw: str | None = None,
 ) -> list[Budget]:
     out: list[Budget] = []
+    if not DIGIT_RE.search(masked) and not _WORDS_GATE_RE.may_match(masked):
+        return out  # (blanking the sizes below only takes characters away: it cannot add an amount)
     text = _SIZE_MASK_RE.sub(lambda m: " " * len(m.group()), masked)
     if not DIGIT_RE.search(text) and not _WORDS_GATE_RE.search(text):
         return out  # no digit, no number word or Chinese numeral: no amount (most questions, once names are blanked)
@@ -319,9 +335,7 @@ def read(
                 code = near
             out.append(Budget(value, code, m.group().strip(), m.start(), m.end(), True))
             text = _blank(text, m.start(), m.end())
-    for m in re.finditer(
-        r"(?<![a-z0-9.,$])" + _NUM + r"\s*(k|grand|thousand|千|万)(?![a-z0-9])", text, re.ASCII
-    ):
+    for m in _MULT_AMOUNT_RE.finditer(text):
         if m.group(2) in ("千", "万") and CN_COUNTED_RE.match(text, m.end()):
             continue  # "2万条样本" counts samples
         code = "CNY" if (cjk and m.group(2) in ("千", "万") and "CNY" in cur.table) else "USD"
@@ -342,9 +356,10 @@ def read(
             continue
         code = "CNY" if (cjk and "CNY" in cur.table) else "USD"
         out.append(Budget(v, code, m.group(1), m.start(1), m.end(), cue.startswith("预算")))
-    for m in re.finditer(r"(?<![a-z0-9.])" + _NUM + r"(?=\s*(?:以内|以下|左右|之内))", text, re.ASCII):
-        code = "CNY" if "CNY" in cur.table else "USD"
-        out.append(Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
+    if not text.isascii():  # (its Chinese words sit in a lookahead, which the literal check does not read)
+        for m in _CN_LIMIT_AMOUNT_RE.finditer(text):
+            code = "CNY" if "CNY" in cur.table else "USD"
+            out.append(Budget(_num(m.group(1)), code, m.group(1), m.start(), m.end(), True))
     out.sort(key=lambda b: b.start)
     return out
 

@@ -599,6 +599,8 @@ def apple_tier_after(norm: str, mentions: Sequence[Mention]) -> list[str]:
         if m is not None:
             out.append(f"{_BARE_CHIP_RE.search(mn.text.strip()).group()} {m.group(1)}")  # type: ignore[union-attr]
     # "can my m4 run llama 8b": a chip word alone names no machine (the memory is unknown); said back
+    if _M_DIGIT_RE.search(norm) is None:
+        return out  # (the chip's "m" and digit: re finds a pattern's literal head fast, the chip pattern not)
     for m in _OWNED_CHIP_RE.finditer(norm):
         if not any(mn.start <= m.start(1) < mn.end for mn in mentions):
             out.append(m.group(1))
@@ -611,6 +613,8 @@ _OWNED_CHIP_RE = gated_re.compile(
     re.ASCII,
 )
 
+
+_M_DIGIT_RE = gated_re.compile(r"m[1-9]")  # what every match of _OWNED_CHIP_RE holds
 
 #: an Apple chip word inside a product line's mention ("macbook air m5 16gb")
 _CHIP_RE = gated_re.compile(r"\bm\d{1,2}\b", re.ASCII)

@@ -114,6 +114,21 @@ _NO_FLASH_RE = _rx(
 _OFFLOAD_RE = _rx(r"\b(?:cpu|model|sequential)[\s-]offload(?:ing)?\b|\boffload(?:ing|ed)?\b")
 
 
+# every pattern ``read`` runs but the task's, as one alternation: its literal check (gated_re) fails when
+# none of them can match, which is most questions; the alternation itself is never searched
+_KNOB_PATTERNS: tuple[GatedPattern, ...] = (
+    *(rx for rx, _ in (*_METHOD_RES, *_PRECISION_RES, *_OPTIMIZER_RES)),
+    *(rx for rx, _ in (*_PARALLEL_RES, *_LORA_TARGET_RES)),
+    _CKPT_NO_RE,
+    _CKPT_RE,
+    _FLASH_RE,
+    _NO_FLASH_RE,
+    _OFFLOAD_RE,
+    _PURE_RE,
+)
+_KNOBS = _rx("|".join(f"(?:{p.pattern})" for p in _KNOB_PATTERNS))
+
+
 def _first(patterns: Sequence[tuple[GatedPattern, Any]], text: str) -> Any:
     best: tuple[int, Any] | None = None
     for rx, value in patterns:
@@ -161,6 +176,19 @@ class Settings:
 def read(masked: str) -> Settings:
     """Every setting the question states; a method implies its task ("qlora" is fine-tuning,
     "full fine-tune" too, "full training" from scratch is training)."""
+    if not _KNOBS.may_match(masked):  # no method, precision or knob: the task alone
+        return Settings(
+            precision=None,
+            method=None,
+            task=_task(masked),
+            optimizer=None,
+            parallelism=None,
+            grad_checkpointing=None,
+            fused_attention=None,
+            offload=None,
+            pure_16bit=None,
+            lora_targets=None,
+        )
     method = _first(_METHOD_RES, masked)
     task = _task(masked)
     if method in (Method.LORA, Method.QLORA) or (method is Method.FULL and task is None):
