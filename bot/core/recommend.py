@@ -355,7 +355,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
                 if c not in chosen:
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        marks = _pool_marks(in_budget, flagged)
+        marks = _pool_marks(in_budget, flagged, bv if in_budget else None)
         picks = [(c, _reason(c, in_budget, w, need, model, flagged, marks)) for c in chosen]
     else:
         chosen = []
@@ -369,15 +369,17 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             chosen.append(fastest_consumer)
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
-        marks = _pool_marks(fitting, flagged)
+        marks = _pool_marks(fitting, flagged, best_value)
         for c in chosen[:3]:
             reason = _reason(c, fitting, w, need, model, flagged, marks)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
 
-    servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
-    server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
+    server_fit = None
+    if cheapest is None:  # (the result carries a server module only when no workstation card fits)
+        servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
+        server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
@@ -399,7 +401,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         considered=tuple(priced),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
-        server_fit=server_fit if cheapest is None else None,
+        server_fit=server_fit,
         fix=fix,
         fix_card=fix_card,
         notes=tuple(notes),
@@ -578,13 +580,16 @@ def price_flagged(catalog: Catalog) -> frozenset[str]:
 
 
 def _pool_marks(
-    pool: list[Candidate], flagged: frozenset[str]
+    pool: list[Candidate], flagged: frozenset[str], best_value: Candidate | None = None
 ) -> tuple[Candidate, Candidate, Candidate] | None:
-    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool."""
+    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool
+    (``best_value``: ``best_value_of(pool, flagged)`` when the caller has it)."""
     if not pool:
         return None
     fastest = max(pool, key=lambda x: x.speed.relative)
-    return fastest, best_value_of(pool, flagged), max(pool, key=lambda x: x.gpu.vram_gb)
+    if best_value is None:
+        best_value = best_value_of(pool, flagged)
+    return fastest, best_value, max(pool, key=lambda x: x.gpu.vram_gb)
 
 
 def _reason(

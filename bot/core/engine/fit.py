@@ -380,7 +380,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
         fixes: tuple[FixOption, ...] = ()
         if not e.fits:
             if buyable is None:
-                buyable = [c for c in cat.gpus.values() if recommend.buyable(c)]
+                buyable = [c for c, buy in recommend._cards(cat) if buy]  # (per-catalog table)
             fixes = tuple(
                 fix_from_suggestion(cat, s, e.workload, g.id)
                 for s in memory.suggest_changes(m, g, e, buyable)[:3]
@@ -507,7 +507,8 @@ def _smallest_fitting(
     need = q.batch_size or 1
     batches = memory.max_batch_per_cards(terms, recommend._capacities(cat))
     fits = [g for g, mb in zip(cat.gpus.values(), batches, strict=True) if mb >= need]
-    buyable = [g for g in fits if recommend.buyable(g)]
+    buyable_ids = recommend._buyable_ids(cat)  # (per catalog: ``fits`` holds the catalog's cards)
+    buyable = [g for g in fits if g.id in buyable_ids]
     if buyable:
         g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
         cheap = min(buyable, key=lambda g: g.price_usd or 0)
