@@ -81,12 +81,13 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bot.core.copy_with import copy_with
 from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
 from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
@@ -1329,7 +1330,7 @@ def estimate(
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
     if capacity is not None and _shards_on(w, t, capacity):
-        w = replace(w, parallelism=Parallelism.SHARDED)
+        w = copy_with(w, parallelism=Parallelism.SHARDED)
         t = _terms(model, w)
     splits_batch = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
 
@@ -1425,7 +1426,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
     """
     if w.weights_bytes is not None:
         # a build's file size holds for that build only: changes are judged from the precision
-        w = replace(w, weights_bytes=None, format_id="")
+        w = copy_with(w, weights_bytes=None, format_id="")
     P = Precision
     out: list[Change] = []
     if w.trains:
@@ -1434,16 +1435,18 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 Change(
                     "with gradient checkpointing",
                     {"grad_checkpointing": True},
-                    replace(w, grad_checkpointing=True),
+                    copy_with(w, grad_checkpointing=True),
                 )
             )
         if w.precision is P.FP32:
             out.append(
-                Change("in mixed precision (bf16)", {"precision": "bf16"}, replace(w, precision=P.BF16))
+                Change("in mixed precision (bf16)", {"precision": "bf16"}, copy_with(w, precision=P.BF16))
             )
         if w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
             out.append(
-                Change("with 8-bit Adam", {"optimizer": "adam8bit"}, replace(w, optimizer=Optimizer.ADAM8BIT))
+                Change(
+                    "with 8-bit Adam", {"optimizer": "adam8bit"}, copy_with(w, optimizer=Optimizer.ADAM8BIT)
+                )
             )
         if (
             w.task is Task.TRAINING
@@ -1458,11 +1461,11 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 Change(
                     "with gradient checkpointing and 8-bit Adam",
                     {"grad_checkpointing": True, "optimizer": "adam8bit"},
-                    replace(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
+                    copy_with(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
                 )
             )
         if w.method is Method.FULL and model.kind in TRANSFORMER_KINDS:
-            lora = replace(
+            lora = copy_with(
                 w,
                 method=Method.LORA,
                 task=Task.FINETUNE,
@@ -1482,7 +1485,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             patch: dict[str, Any] = {"offload_text_encoders": True}
             if not w.grad_checkpointing:
                 patch["grad_checkpointing"] = True
-            both = replace(w, offload_text_encoders=True, grad_checkpointing=True)
+            both = copy_with(w, offload_text_encoders=True, grad_checkpointing=True)
             out.append(Change("with the text encoders' outputs cached", patch, both))
         if model.kind == "diffusion" and w.method is Method.LORA:
             # QLoRA of the denoiser (bitsandbytes NF4 base, as in Hugging Face's FLUX QLoRA recipe)
@@ -1490,7 +1493,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 Change(
                     "with QLoRA, the text encoders' outputs cached",
                     {"method": "qlora", "offload_text_encoders": True},
-                    replace(
+                    copy_with(
                         w,
                         method=Method.QLORA,
                         precision=P.INT4,
@@ -1501,7 +1504,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 )
             )
         if w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
-            qlora = replace(
+            qlora = copy_with(
                 w,
                 method=Method.QLORA,
                 task=Task.FINETUNE,
@@ -1521,12 +1524,12 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 Change(
                     "with the text encoders offloaded to CPU",
                     {"offload_text_encoders": True},
-                    replace(w, offload_text_encoders=True),
+                    copy_with(w, offload_text_encoders=True),
                 )
             )
         for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
             if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                out.append(Change(label, {"precision": p.value}, replace(w, precision=p)))
+                out.append(Change(label, {"precision": p.value}, copy_with(w, precision=p)))
         if out and out[0].patch.get("offload_text_encoders"):
             # what people run on 8-12 GB cards: both at once (an fp8 / NF4 transformer, encoders on CPU)
             for p, label in ((P.INT8, "8-bit"), (P.INT4, "4-bit")):
@@ -1535,14 +1538,14 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                         Change(
                             f"with {label} weights and the text encoders on CPU",
                             {"precision": p.value, "offload_text_encoders": True},
-                            replace(w, precision=p, offload_text_encoders=True),
+                            copy_with(w, precision=p, offload_text_encoders=True),
                         )
                     )
     if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
-        out.append(Change("at seq 512", {"seq_len": 512}, replace(w, seq_len=512)))
+        out.append(Change("at seq 512", {"seq_len": 512}, copy_with(w, seq_len=512)))
     if (w.batch_size or 1) > 1:
         label = "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1"
-        out.append(Change(label, {"batch_size": 1}, replace(w, batch_size=1), 1))
+        out.append(Change(label, {"batch_size": 1}, copy_with(w, batch_size=1), 1))
     if multi_card and not w.trains and w.num_gpus == 1:
         low = P.INT4 if _WEIGHT_BYTES[P.INT4] < _WEIGHT_BYTES[w.precision] else w.precision
         label = (
@@ -1554,7 +1557,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             Change(
                 label,
                 {"precision": low.value, "num_gpus": 2},
-                replace(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
+                copy_with(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
             )
         )
     return out
@@ -1594,7 +1597,7 @@ def suggest_changes(
 
     if w.batch_size is not None and w.batch_size > 1 and (est.max_batch_size or 0) >= 1:
         b = est.max_batch_size or 1
-        trial(f"batch {b}", {"batch_size": b}, replace(w, batch_size=b))
+        trial(f"batch {b}", {"batch_size": b}, copy_with(w, batch_size=b))
     for c in candidate_changes(model, w):
         if c.batch_size == 1 and out and out[0].query_patch and "batch_size" in out[0].query_patch:
             continue  # "batch N" already said it
@@ -1604,7 +1607,7 @@ def suggest_changes(
     par = Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
     ladders = [(w, "")]
     if not w.trains and _WEIGHT_BYTES[Precision.INT4] < _WEIGHT_BYTES[w.precision]:
-        ladders.append((replace(w, precision=Precision.INT4), "with 4-bit weights "))
+        ladders.append((copy_with(w, precision=Precision.INT4), "with 4-bit weights "))
     if not w.trains and model.kind in ("cnn", "diffusion"):
         ladders = []  # one image is not split across cards in practice: more cards only add throughput
     for base, prefix in ladders:
@@ -1613,7 +1616,7 @@ def suggest_changes(
         for n in (2, 4, 8):
             if n <= w.num_gpus:
                 continue
-            nw = replace(base, num_gpus=n, parallelism=par)
+            nw = copy_with(base, num_gpus=n, parallelism=par)
             e = estimate(model, gpu, workload=nw)
             if e.fits and (e.max_batch_size or 0) >= 1:
                 label = f"{prefix}on {n} cards, {_PAR_NAMES[par].split(' (')[0]}"
@@ -1635,7 +1638,7 @@ def suggest_changes(
             cap = usable_bytes(g)
             if _shards_on(w, t, cap):
                 if sharded is None:
-                    sharded = _terms(model, replace(w, parallelism=Parallelism.SHARDED))
+                    sharded = _terms(model, copy_with(w, parallelism=Parallelism.SHARDED))
                 max_b = _max_batch(sharded, cap) * w.num_gpus  # sharded: the batch splits
             else:
                 max_b = _max_batch(t, cap) * (w.num_gpus if splits else 1)
