@@ -229,17 +229,26 @@ def _candidates(
     price_of: Callable[[GPU], Any] | None = None,
     build: str | None = None,
     tagged: Workload | None = None,
+    servers: bool = False,
 ) -> list[Candidate]:
     """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
-    each candidate carries), in catalog order: every card worth buying, and every other card the
-    workload fits (a server module); a card that is neither is no pick, no chart bar, no server."""
+    each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
+    other card the workload fits (a server module); a card that is neither is no pick, no chart
+    bar, no server."""
     batches, total_gb = _batches(catalog, model, w, need)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     return [
         _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
         for (g, buy), mb in zip(_cards(catalog), batches, strict=True)
-        if buy or mb >= need
+        if _kept(buy, mb >= need, servers)
     ]
+
+
+def _kept(buy: bool, fits: bool, servers: bool) -> bool:
+    """Whether a card is a candidate: one worth buying, or (``servers``) a server module it fits.
+    The two sets are built apart because a recommendation needs the server modules only when no
+    card worth buying fits (``RecommendResult.server_fit``): ~45 candidates a question saved."""
+    return (fits and not buy) if servers else buy
 
 
 @functools.lru_cache(maxsize=8)
@@ -280,20 +289,27 @@ def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
 
 
 def _build_candidates(
-    catalog: Catalog, model: Model, q: Query, w: Workload, need: int, price_of: Callable[[GPU], Any] | None
+    catalog: Catalog,
+    model: Model,
+    q: Query,
+    w: Workload,
+    need: int,
+    price_of: Callable[[GPU], Any] | None,
+    servers: bool = False,
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
-    build fits or, failing that, the Q4_K_M build people download; each says which."""
+    build fits or, failing that, the Q4_K_M build people download; each says which. The cards
+    worth buying, or with ``servers`` the server modules (see ``_kept``)."""
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
-        return w, _candidates(catalog, model, w, need, price_of)
+        return w, _candidates(catalog, model, w, need, price_of, servers=servers)
     all_builds = builds.builds_of(catalog, model)
     if not all_builds:
-        return w, _candidates(catalog, model, w, need, price_of)
+        return w, _candidates(catalog, model, w, need, price_of, servers=servers)
     rel_w = builds.build_workload(model, w, all_builds[0])
     rid = all_builds[0].format_id
     q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     if q4 is None:
-        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
+        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w, servers)
     q4_w = builds.build_workload(model, w, q4)
     # per card the release build when it fits, else Q4_K_M when that fits, else the release
     rel_b, rel_gb = _batches(catalog, model, rel_w, need)
@@ -303,13 +319,27 @@ def _build_candidates(
     out: list[Candidate] = []
     for (g, buy), rb, qb in zip(_cards(catalog), rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
-            if buy or rb >= need:
+            if _kept(buy, rb >= need, servers):
                 out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
-        else:
+        elif _kept(buy, True, servers):
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
             out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
     return rel_w, out
+
+
+def _precision_checked(catalog: Catalog, cands: list[Candidate], w: Workload, q: Query) -> list[Candidate]:
+    """``cands`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
+    asked = _asked_precision(w, q)
+    if asked is None:
+        return cands
+    runs = _runs_table(catalog).get(asked)
+    return [
+        c
+        if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
+        else copy_with(c, fits=False)
+        for c in cands
+    ]
 
 
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
@@ -317,19 +347,11 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
-    # a card that cannot run the asked precision is never a pick for it
-    asked = _asked_precision(w, q)
-    if asked is not None:
-        runs = _runs_table(catalog).get(asked)
-        cands = [
-            c
-            if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
-            else copy_with(c, fits=False)
-            for c in cands
-        ]
-    buyable_ids = _buyable_ids(catalog)
-    priced = [c for c in cands if c.gpu.id in buyable_ids and c.price is not None]
+    price_of = question_prices(catalog, q)
+    w0 = w
+    w, cands = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
+    cands = _precision_checked(catalog, cands, w, q)
+    priced = [c for c in cands if c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
@@ -378,7 +400,8 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
 
     server_fit = None
     if cheapest is None:  # (the result carries a server module only when no workstation card fits)
-        servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
+        _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
+        servers = [c for c in _precision_checked(catalog, others, w, q) if c.fits]
         server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if not in_budget:
