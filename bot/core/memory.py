@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -882,28 +883,50 @@ def _terms(m: Model, w: Workload) -> _Terms:
 def _inference_act_kv(m: Model, w: Workload, s: int, act16: float) -> tuple[float, float]:
     """A transformer's inference activations and KV cache per sequence at context ``s`` (the part
     of ``_terms`` that depends on the context; ``max_context`` evaluates it alone)."""
+    return _act_kv_at(m, w, act16)(s)
+
+
+def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[float, float]]:
+    """``_inference_act_kv`` as a function of the context alone: what does not depend on the context
+    is worked out once (``max_context`` evaluates ~10 contexts), the rest with the same arithmetic
+    in the same order."""
     h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
     f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
-    kv = 0.0
+    width = 4 * h + 2 * f
     # tokens computed at once: llama.cpp runs the prompt in micro-batches of n_ubatch
     # (512 by default, `-ub`) and reserves its graph for that many outputs (a logits row
     # each); otherwise the whole prompt at once and the last token's logits
-    chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
-    t_run = LLAMA_CPP_UBATCH if chunked else s
-    per = (t_run * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
-    if m.kind in _LM_KINDS and m.vocab:
-        per += 4 * m.vocab * (t_run if chunked else 1)
-    if m.kind != "encoder":
+    ubatched = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY
+    fused = w.fused_attention
+    vocab = m.vocab if m.kind in _LM_KINDS and m.vocab else 0
+    cached = m.kind != "encoder"
+    per_token_layer = kv_bytes = fixed_kv = 0.0
+    if cached:
         dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
         kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
-        kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
-        kv += linear_state_bytes(m, w)  # constant per sequence: does not grow with s
-        if m.kind == "speech":
-            # cross-attention keys and values over the encoder's frames, per decoder layer,
-            # held for the whole decode (the encoder's own working set comes earlier and
-            # is smaller than this decode-time peak)
-            kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
-    return per, kv
+        per_token_layer = kv_values_per_token_layer(m)
+        fixed_kv = linear_state_bytes(m, w)  # constant per sequence: does not grow with s
+    # cross-attention keys and values over the encoder's frames, per decoder layer, held for the
+    # whole decode (the encoder's own working set comes earlier and is smaller than this peak)
+    speech_kv = (
+        dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes if cached and m.kind == "speech" else None
+    )
+
+    def at(s: int) -> tuple[float, float]:
+        kv = 0.0
+        chunked = ubatched and s > LLAMA_CPP_UBATCH
+        t_run = LLAMA_CPP_UBATCH if chunked else s
+        per = (t_run * width + (0 if fused else 4 * a * t_run * s)) * 2 * act16
+        if vocab:
+            per += 4 * vocab * (t_run if chunked else 1)
+        if cached:
+            kv = kv_token_layers(m, w, s) * per_token_layer * kv_bytes
+            kv += fixed_kv
+            if speech_kv is not None:
+                kv += speech_kv
+        return per, kv
+
+    return at
 
 
 _ACT_KEYS = {
@@ -1117,11 +1140,12 @@ def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
     split = n > 1 and w.parallelism in (Parallelism.TENSOR, Parallelism.PIPELINE)
     slack = 1 + _K["act_slack"]
     seen: dict[int, float] = {}
+    act_kv = _act_kv_at(m, w, act16)
 
     def need(s: int) -> float:
         v = seen.get(s)
         if v is None:
-            act, kv = _inference_act_kv(m, w, s, act16)
+            act, kv = act_kv(s)
             if split:
                 act /= n
                 kv /= n
