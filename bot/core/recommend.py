@@ -189,14 +189,23 @@ def _buyable_ids(catalog: Catalog) -> frozenset[str]:
     return frozenset(g.id for g, buy in _cards(catalog) if buy)
 
 
-def _batches(catalog: Catalog, model: Model, w: Workload, need: int) -> tuple[list[int], float]:
-    """The largest batch on each card (the workload's cards together), in catalog order, and the
+@functools.lru_cache(maxsize=16)
+def _pool(catalog: Catalog, servers: bool) -> tuple[tuple[GPU, ...], list[float]]:
+    """The cards worth buying (or, ``servers``, every other card) in catalog order, with their
+    capacities: once per catalog. A recommendation weighs the first and looks at the second only
+    when none of them fits (``_kept``)."""
+    cards = tuple(g for g, buy in _cards(catalog) if bool(buy) != servers)
+    return cards, [memory.usable_bytes(g) for g in cards]
+
+
+def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> tuple[list[int], float]:
+    """The largest batch on each capacity (the workload's cards together), in order, and the
     memory per card at ``need`` (the same on every card)."""
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     b_card = math.ceil(need / w.num_gpus) if splits else need
     total_gb = memory.total_bytes(terms, b_card) / GB
-    per_card = memory.max_batches(terms, _capacities(catalog))
+    per_card = memory.max_batches(terms, capacities)
     return ([b * w.num_gpus for b in per_card] if splits else per_card), total_gb
 
 
@@ -234,21 +243,17 @@ def _candidates(
     """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
     each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
     other card the workload fits (a server module); a card that is neither is no pick, no chart
-    bar, no server."""
-    batches, total_gb = _batches(catalog, model, w, need)
+    bar, no server. The two sets are built apart because a recommendation needs the server modules
+    only when no card worth buying fits (``RecommendResult.server_fit``): ~45 candidates a
+    question saved."""
+    cards, capacities = _pool(catalog, servers)
+    batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     return [
         _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
-        for (g, buy), mb in zip(_cards(catalog), batches, strict=True)
-        if _kept(buy, mb >= need, servers)
+        for g, mb in zip(cards, batches, strict=True)
+        if not servers or mb >= need
     ]
-
-
-def _kept(buy: bool, fits: bool, servers: bool) -> bool:
-    """Whether a card is a candidate: one worth buying, or (``servers``) a server module it fits.
-    The two sets are built apart because a recommendation needs the server modules only when no
-    card worth buying fits (``RecommendResult.server_fit``): ~45 candidates a question saved."""
-    return (fits and not buy) if servers else buy
 
 
 @functools.lru_cache(maxsize=8)
@@ -299,7 +304,7 @@ def _build_candidates(
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which. The cards
-    worth buying, or with ``servers`` the server modules (see ``_kept``)."""
+    worth buying, or with ``servers`` the server modules (see ``_candidates``)."""
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
         return w, _candidates(catalog, model, w, need, price_of, servers=servers)
     all_builds = builds.builds_of(catalog, model)
@@ -312,16 +317,17 @@ def _build_candidates(
         return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w, servers)
     q4_w = builds.build_workload(model, w, q4)
     # per card the release build when it fits, else Q4_K_M when that fits, else the release
-    rel_b, rel_gb = _batches(catalog, model, rel_w, need)
-    q4_b, q4_gb = _batches(catalog, model, q4_w, need)
+    cards, capacities = _pool(catalog, servers)
+    rel_b, rel_gb = _batches(model, rel_w, need, capacities)
+    q4_b, q4_gb = _batches(model, q4_w, need, capacities)
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
     q4_sp: dict[str, speed.Speed] | None = None
     out: list[Candidate] = []
-    for (g, buy), rb, qb in zip(_cards(catalog), rel_b, q4_b, strict=True):
+    for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
-            if _kept(buy, rb >= need, servers):
+            if not servers or rb >= need:  # (a server module is a candidate only when it fits)
                 out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
-        elif _kept(buy, True, servers):
+        else:
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
             out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
