@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1591,14 +1591,15 @@ def suggest_changes(
     model: Model,
     gpu: GPU,
     est: Estimate,
-    gpus: list[GPU] | None = None,
+    gpus: Sequence[GPU] | None = None,
     limit: int = 3,
+    capacities: Sequence[float] | None = None,
 ) -> list[Suggestion]:
     """The cheapest changes that would make ``est`` fit this card, cheapest first.
 
     A smaller batch (the largest that fits), then ``candidate_changes`` in
     their order, then more identical cards, and the smallest card in ``gpus``
-    that fits as asked.
+    that fits as asked (``capacities``: each one's ``usable_bytes``, when the caller has them).
     """
     if est.fits:
         return []
@@ -1654,18 +1655,23 @@ def suggest_changes(
         # each card's max batch as ``estimate`` finds it, from the workload's terms computed once
         t = _terms(model, w)
         splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+        caps = capacities if capacities is not None else [usable_bytes(g) for g in gpus]
+        per_card = max_batch_per_cards(t, list(caps))  # (``_max_batch`` of each, its terms' sums once)
+        # ``_shards_on(w, t, cap)``: these four, and no batch fits the card
+        may_shard = (
+            w.num_gpus > 1 and w.trains and w.parallelism is Parallelism.DATA and not w.parallelism_stated
+        )
         sharded: _Terms | None = None
         best: tuple[float, GPU] | None = None
-        for g in gpus:
+        for g, cap, mb in zip(gpus, caps, per_card, strict=True):
             if g.vram_gb <= gpu.vram_gb:
                 continue
-            cap = usable_bytes(g)
-            if _shards_on(w, t, cap):
+            if may_shard and mb == 0:
                 if sharded is None:
                     sharded = _terms(model, copy_with(w, parallelism=Parallelism.SHARDED))
                 max_b = _max_batch(sharded, cap) * w.num_gpus  # sharded: the batch splits
             else:
-                max_b = _max_batch(t, cap) * (w.num_gpus if splits else 1)
+                max_b = mb * (w.num_gpus if splits else 1)
             if max_b >= need:
                 key = g.vram_gb
                 if best is None or key < best[0]:

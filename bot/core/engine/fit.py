@@ -373,17 +373,15 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             max_context=q.max_context,
             how_many=how_many,
         )
-    buyable: list[GPU] | None = None
     measured = False
     for m, g in pairs:
         e = recommend.fit_estimate(cat, m, g, q)
         fixes: tuple[FixOption, ...] = ()
         if not e.fits:
-            if buyable is None:
-                buyable = [c for c, buy in recommend._cards(cat) if buy]  # (per-catalog table)
+            buyable, caps = recommend._pool(cat, False)  # the cards worth buying, their capacities
             fixes = tuple(
                 fix_from_suggestion(cat, s, e.workload, g.id)
-                for s in memory.suggest_changes(m, g, e, buyable)[:3]
+                for s in memory.suggest_changes(m, g, e, buyable, capacities=caps)[:3]
             )
         full_gb = None
         if single and e.workload.trains and e.workload.method.value != "full":
