@@ -689,17 +689,16 @@ def _fix_for_budget(
         # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
         asked = _asked_precision(nw, q) if q is not None else None
         runs = runs_table.get(asked) if asked is not None else None
+        # (every affordable card passes the price test at the question's count of cards: only a
+        # change to more cards tests it again)
+        more = nw.num_gpus != w.num_gpus
         ok = [
             g
             for g, per_card in zip(affordable, memory.max_batches(terms, caps), strict=True)
-            if (g.price_usd or 0) * nw.num_gpus <= limit
-            and per_card * scale >= b
-            and (
-                asked is None
-                or q is None
-                or (g.id in runs if runs is not None else _runs_precision(g, nw, q))
-            )
+            if per_card * scale >= b and (not more or (g.price_usd or 0) * nw.num_gpus <= limit)
         ]
+        if asked is not None and q is not None:
+            ok = [g for g in ok if (g.id in runs if runs is not None else _runs_precision(g, nw, q))]
         if not ok:
             continue
         speeds = speed.speed_table(catalog, model.id, nw.task, nw.precision)

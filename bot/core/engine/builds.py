@@ -134,10 +134,13 @@ def builds_of(cat: Catalog, m: Model) -> list[Build]:
 def usable_builds(cat: Catalog, m: Model, q: Query, g: GPU | None) -> list[Build]:
     """The builds of ``m`` the asker's engine loads and the card runs, highest quality first."""
     fams = _families(cat, m, q)
+    runs: dict[str, bool] = {}  # per format family: whether ``g`` runs it (the same for its builds)
     out = []
     for b in builds_of(cat, m):
         fam = cat.formats[b.format_id].family
-        if b.is_release or (fam in fams and _runs_on(b, fam, g)):
+        if not b.is_release and fam in fams and fam not in runs:
+            runs[fam] = _runs_on(b, fam, g)  # (``_runs_on`` reads the family and the card only)
+        if b.is_release or (fam in fams and runs[fam]):
             out.append(b)
     return out
 
