@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -582,6 +583,10 @@ def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload)
 
 VALUE_MIN_SHARE = 0.4
 
+# a candidate's relative speed and its card's memory, as sort keys (C-level getters)
+_RELATIVE = operator.attrgetter("speed.relative")
+_VRAM = operator.attrgetter("gpu.vram_gb")
+
 
 def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) -> Candidate:
     """Most speed per dollar among cards at least 40% as fast as the fastest in the pool
@@ -592,8 +597,9 @@ def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) 
     capping the floor at the reference keeps a no-budget pool, whose fastest
     card is a $8,000 workstation card, from excluding every affordable one.
     """
-    top = min(max(c.speed.relative for c in pool), 1.0)
-    fair = [c for c in pool if c.speed.relative >= VALUE_MIN_SHARE * top] or pool
+    top = min(max(map(_RELATIVE, pool)), 1.0)
+    floor = VALUE_MIN_SHARE * top
+    fair = [c for c in pool if c.speed.relative >= floor] or pool
     # a price that is an old estimate beside newer siblings' street prices, or an older card
     # at a 3060 12 GB's price, is not a value pick a buyer in 2026 would take (costs.price_sanity)
     fair = [c for c in fair if c.gpu.id not in flagged] or fair
@@ -615,10 +621,10 @@ def _pool_marks(
     (``best_value``: ``best_value_of(pool, flagged)`` when the caller has it)."""
     if not pool:
         return None
-    fastest = max(pool, key=lambda x: x.speed.relative)
+    fastest = max(pool, key=_RELATIVE)
     if best_value is None:
         best_value = best_value_of(pool, flagged)
-    return fastest, best_value, max(pool, key=lambda x: x.gpu.vram_gb)
+    return fastest, best_value, max(pool, key=_VRAM)
 
 
 def _reason(
