@@ -214,19 +214,20 @@ def _candidate(
     g: GPU,
     mb: int,
     need: int,
-    w: Workload,
-    speeds: dict[str, speed.Speed],
+    n: int,
+    sp: speed.Speed,
     total_gb: float,
     price_of: Callable[[GPU], Any] | None,
     build: str | None,
     tagged: Workload | None,
 ) -> Candidate:
-    sp = speeds[g.id]
-    quote = price_of(g) if price_of is not None else None
-    if price_of is not None:
-        price = quote.usd * w.num_gpus if quote is not None else None
+    """Card ``g`` as a candidate: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
+    if price_of is None:
+        quote = None
+        price = g.price_usd * n if g.price_usd else None
     else:
-        price = g.price_usd * w.num_gpus if g.price_usd else None
+        quote = price_of(g)
+        price = quote.usd * n if quote is not None else None
     value = sp.relative / (price / 1000.0) if price else None
     return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
 
@@ -250,8 +251,9 @@ def _candidates(
     cards, capacities = _pool(catalog, servers)
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
+    n = w.num_gpus
     return [
-        _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
+        _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
         for g, mb in zip(cards, batches, strict=True)
         if not servers or mb >= need
     ]
@@ -323,15 +325,16 @@ def _build_candidates(
     q4_b, q4_gb = _batches(model, q4_w, need, capacities)
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
     q4_sp: dict[str, speed.Speed] | None = None
+    n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
     out: list[Candidate] = []
     for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
             if not servers or rb >= need:  # (a server module is a candidate only when it fits)
-                out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
+                out.append(_candidate(g, rb, need, n, rel_sp[g.id], rel_gb, price_of, rid, rel_w))
         else:
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
-            out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
+            out.append(_candidate(g, qb, need, n, q4_sp[g.id], q4_gb, price_of, q4.format_id, q4_w))
     return rel_w, out
 
 
