@@ -460,7 +460,8 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
             mo = _moe_note(m)
             if mo is not None and mo not in notes:
                 notes.append(mo)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w)
+        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged: not worked out again)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload)
         items.append(
             AloneItem(
                 model=m,
@@ -490,9 +491,10 @@ def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[
     """A build's memory with no card named, and the smallest card worth buying that holds it."""
     total = memory.estimate(m, None, workload=w).total / GB
     terms = memory.profile(m, w)
-    # every card's largest batch (per-catalog capacities), kept for the cards worth buying
-    batches = memory.max_batches(terms, recommend._capacities(cat))
-    fits = [g for (g, buy), mb in zip(recommend._cards(cat), batches, strict=True) if buy and mb >= 1]
+    # the largest batch on each card worth buying (the per-catalog pool and its capacities)
+    cards, capacities = recommend._pool(cat, False)
+    batches = memory.max_batches(terms, capacities)
+    fits = [g for g, mb in zip(cards, batches, strict=True) if mb >= 1]
     small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
     return b, total, small
 
@@ -503,14 +505,17 @@ def _smallest_fitting(
     w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
-    batches = memory.max_batch_per_cards(terms, recommend._capacities(cat))
-    fits = [g for g, mb in zip(cat.gpus.values(), batches, strict=True) if mb >= need]
-    buyable_ids = recommend._buyable_ids(cat)  # (per catalog: ``fits`` holds the catalog's cards)
-    buyable = [g for g in fits if g.id in buyable_ids]
+    # the cards worth buying first, the others (server modules, Macs) only when none of them fits
+    cards, capacities = recommend._pool(cat, False)
+    batches = memory.max_batch_per_cards(terms, capacities)
+    buyable = [g for g, mb in zip(cards, batches, strict=True) if mb >= need]
     if buyable:
         g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
         cheap = min(buyable, key=lambda g: g.price_usd or 0)
         return Smallest.BUYABLE, g, cheap, 1, None
+    others, capacities = recommend._pool(cat, True)
+    batches = memory.max_batch_per_cards(terms, capacities)
+    fits = [g for g, mb in zip(others, batches, strict=True) if mb >= need]
     if fits:
         return Smallest.SERVER_ONLY, min(fits, key=lambda g: g.vram_gb), None, 1, None
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
