@@ -82,7 +82,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -1116,13 +1116,15 @@ class MaxContext:
 CONTEXT_STEP = 256
 
 
-def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
+def max_context(m: Model, w: Workload, capacity: float, fixed: float | None = None) -> MaxContext | None:
     """The longest context (tokens) at which ``w`` (inference, batch as asked or 1) fits
     ``capacity`` bytes per card, capped at the model's ``max_seq_len``; None when the model has no
     context (CNNs, diffusion) or the workload trains.
 
     Total memory is monotonic in the context, so it is solved by bisection on the memory model
-    (KV cache, the working set and overhead all follow ``_terms``)."""
+    (KV cache, the working set and overhead all follow ``_terms``). ``fixed``: the workload's
+    fixed bytes with their overhead when the caller has its estimate (``Estimate.fixed_bytes +
+    Estimate.fixed_overhead``, the same sum of the same terms)."""
     if w.trains or m.kind not in TRANSFORMER_KINDS or m.kind == "encoder" or not m.max_seq_len:
         return None
     if m.activation_mb_per_sample is not None:
@@ -1133,8 +1135,9 @@ def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
     # only the activations and the KV cache depend on the context: the rest of ``_total`` once, and
     # each context's total once (the three solves below share their first steps); the same
     # arithmetic as ``_total(_terms(m, replace(w, seq_len=s)), b_card)``
-    t0 = _terms(m, w)
-    fixed = t0.fixed + _overhead_fixed(t0)
+    if fixed is None:
+        t0 = _terms(m, w)
+        fixed = t0.fixed + _overhead_fixed(t0)
     act16 = _K["mixed_act_factor"] if w.mixed else _ACT_FACTOR[w.precision]
     n = w.num_gpus
     split = n > 1 and w.parallelism in (Parallelism.TENSOR, Parallelism.PIPELINE)
@@ -1236,6 +1239,9 @@ class Estimate:
     low: float = 0.0
     high: float = 0.0
     category: str = ""
+    # the fixed bytes' overhead (``_overhead_fixed`` of the terms): ``max_context`` of this estimate's
+    # workload adds it to ``fixed_bytes`` instead of working the terms out again (None: not known)
+    fixed_overhead: float | None = field(default=None, compare=False, repr=False)
 
     @property
     def headroom(self) -> float | None:
@@ -1410,6 +1416,7 @@ def estimate(
         low=low,
         high=high,
         category=cat,
+        fixed_overhead=_overhead_fixed(t),
     )
 
 

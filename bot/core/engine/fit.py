@@ -67,7 +67,8 @@ def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | No
     if g is None:
         return None
     reserve = bld.VLLM_RESERVE if e.workload.engine == "vllm" else 1.0
-    return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve)
+    fixed = e.fixed_bytes + e.fixed_overhead if e.fixed_overhead is not None else None
+    return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve, fixed)
 
 
 def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
