@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1446,7 +1446,13 @@ class Change:
 
 
 def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) -> list[Change]:
-    """Every memory-saving change that applies, cheapest to the user's goals first.
+    """Every memory-saving change that applies, cheapest to the user's goals first (``iter_changes``)."""
+    return list(iter_changes(model, w, multi_card=multi_card))
+
+
+def iter_changes(model: Model, w: Workload, *, multi_card: bool = False) -> Iterator[Change]:
+    """Every memory-saving change that applies, cheapest to the user's goals first, each built only
+    when the caller asks for the next (a caller that stops at the first that works builds no more).
 
     Training: gradient checkpointing (costs ~30% speed), mixed precision,
     8-bit Adam, LoRA, QLoRA. Inference: 8-bit, then 4-bit weights. Then a
@@ -1457,25 +1463,19 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
         # a build's file size holds for that build only: changes are judged from the precision
         w = copy_with(w, weights_bytes=None, format_id="")
     P = Precision
-    out: list[Change] = []
+    encoders_first = False  # the first change offloads the text encoders (diffusion inference)
     if w.trains:
         if not w.grad_checkpointing:
-            out.append(
-                Change(
-                    "with gradient checkpointing",
-                    {"grad_checkpointing": True},
-                    copy_with(w, grad_checkpointing=True),
-                )
+            yield Change(
+                "with gradient checkpointing",
+                {"grad_checkpointing": True},
+                copy_with(w, grad_checkpointing=True),
             )
         if w.precision is P.FP32:
-            out.append(
-                Change("in mixed precision (bf16)", {"precision": "bf16"}, copy_with(w, precision=P.BF16))
-            )
+            yield Change("in mixed precision (bf16)", {"precision": "bf16"}, copy_with(w, precision=P.BF16))
         if w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
-            out.append(
-                Change(
-                    "with 8-bit Adam", {"optimizer": "adam8bit"}, copy_with(w, optimizer=Optimizer.ADAM8BIT)
-                )
+            yield Change(
+                "with 8-bit Adam", {"optimizer": "adam8bit"}, copy_with(w, optimizer=Optimizer.ADAM8BIT)
             )
         if (
             w.task is Task.TRAINING
@@ -1486,12 +1486,10 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             # both at once, before LoRA (a fine-tuning recipe, not training from scratch): what people
             # train a ~1B model from scratch with on one 24 GB card (bf16 + 8-bit Adam + gradient
             # checkpointing), still full training as asked
-            out.append(
-                Change(
-                    "with gradient checkpointing and 8-bit Adam",
-                    {"grad_checkpointing": True, "optimizer": "adam8bit"},
-                    copy_with(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
-                )
+            yield Change(
+                "with gradient checkpointing and 8-bit Adam",
+                {"grad_checkpointing": True, "optimizer": "adam8bit"},
+                copy_with(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
             )
         if w.method is Method.FULL and model.kind in TRANSFORMER_KINDS:
             lora = copy_with(
@@ -1502,7 +1500,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 grad_checkpointing=True,
                 precision=P.BF16,
             )
-            out.append(Change("with LoRA", {"method": "lora"}, lora))
+            yield Change("with LoRA", {"method": "lora"}, lora)
         te_cached = (
             model.kind == "diffusion"
             and w.method in (Method.LORA, Method.QLORA)
@@ -1515,22 +1513,20 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             if not w.grad_checkpointing:
                 patch["grad_checkpointing"] = True
             both = copy_with(w, offload_text_encoders=True, grad_checkpointing=True)
-            out.append(Change("with the text encoders' outputs cached", patch, both))
+            yield Change("with the text encoders' outputs cached", patch, both)
         if model.kind == "diffusion" and w.method is Method.LORA:
             # QLoRA of the denoiser (bitsandbytes NF4 base, as in Hugging Face's FLUX QLoRA recipe)
-            out.append(
-                Change(
-                    "with QLoRA, the text encoders' outputs cached",
-                    {"method": "qlora", "offload_text_encoders": True},
-                    copy_with(
-                        w,
-                        method=Method.QLORA,
-                        precision=P.INT4,
-                        nf4=True,
-                        grad_checkpointing=True,
-                        offload_text_encoders=bool(model.components),
-                    ),
-                )
+            yield Change(
+                "with QLoRA, the text encoders' outputs cached",
+                {"method": "qlora", "offload_text_encoders": True},
+                copy_with(
+                    w,
+                    method=Method.QLORA,
+                    precision=P.INT4,
+                    nf4=True,
+                    grad_checkpointing=True,
+                    offload_text_encoders=bool(model.components),
+                ),
             )
         if w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
             qlora = copy_with(
@@ -1542,39 +1538,36 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 precision=P.INT4,
                 seq_len=min(w.seq_len or QLORA_SEQ_LEN, QLORA_SEQ_LEN),
             )
-            out.append(Change("with QLoRA", {"method": "qlora"}, qlora))
+            yield Change("with QLoRA", {"method": "qlora"}, qlora)
     else:
         if (
             model.kind == "diffusion"
             and not w.offload_text_encoders
             and any(c.role == "text_encoder" for c in model.components)
         ):
-            out.append(
-                Change(
-                    "with the text encoders offloaded to CPU",
-                    {"offload_text_encoders": True},
-                    copy_with(w, offload_text_encoders=True),
-                )
+            encoders_first = True
+            yield Change(
+                "with the text encoders offloaded to CPU",
+                {"offload_text_encoders": True},
+                copy_with(w, offload_text_encoders=True),
             )
         for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
             if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                out.append(Change(label, {"precision": p.value}, copy_with(w, precision=p)))
-        if out and out[0].patch.get("offload_text_encoders"):
+                yield Change(label, {"precision": p.value}, copy_with(w, precision=p))
+        if encoders_first:
             # what people run on 8-12 GB cards: both at once (an fp8 / NF4 transformer, encoders on CPU)
             for p, label in ((P.INT8, "8-bit"), (P.INT4, "4-bit")):
                 if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                    out.append(
-                        Change(
-                            f"with {label} weights and the text encoders on CPU",
-                            {"precision": p.value, "offload_text_encoders": True},
-                            copy_with(w, precision=p, offload_text_encoders=True),
-                        )
+                    yield Change(
+                        f"with {label} weights and the text encoders on CPU",
+                        {"precision": p.value, "offload_text_encoders": True},
+                        copy_with(w, precision=p, offload_text_encoders=True),
                     )
     if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
-        out.append(Change("at seq 512", {"seq_len": 512}, copy_with(w, seq_len=512)))
+        yield Change("at seq 512", {"seq_len": 512}, copy_with(w, seq_len=512))
     if (w.batch_size or 1) > 1:
         label = "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1"
-        out.append(Change(label, {"batch_size": 1}, copy_with(w, batch_size=1), 1))
+        yield Change(label, {"batch_size": 1}, copy_with(w, batch_size=1), 1)
     if multi_card and not w.trains and w.num_gpus == 1:
         low = P.INT4 if _WEIGHT_BYTES[P.INT4] < _WEIGHT_BYTES[w.precision] else w.precision
         label = (
@@ -1582,14 +1575,11 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             if low is not w.precision
             else "on 2 cards (tensor parallel)"
         )
-        out.append(
-            Change(
-                label,
-                {"precision": low.value, "num_gpus": 2},
-                copy_with(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
-            )
+        yield Change(
+            label,
+            {"precision": low.value, "num_gpus": 2},
+            copy_with(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
         )
-    return out
 
 
 def suggest_changes(
@@ -1628,7 +1618,9 @@ def suggest_changes(
     if w.batch_size is not None and w.batch_size > 1 and (est.max_batch_size or 0) >= 1:
         b = est.max_batch_size or 1
         trial(f"batch {b}", {"batch_size": b}, copy_with(w, batch_size=b))
-    for c in candidate_changes(model, w):
+    for c in iter_changes(model, w):
+        if len(out) >= limit:
+            break  # (``trial`` adds nothing more: the rest of the changes are not built)
         if c.batch_size == 1 and out and out[0].query_patch and "batch_size" in out[0].query_patch:
             continue  # "batch N" already said it
         trial(c.label, c.patch, c.workload)

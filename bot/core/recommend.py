@@ -690,7 +690,8 @@ def _fix_for_budget(
             caps.append(cap)
     runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
-    for c in memory.candidate_changes(model, copy_with(w, batch_size=need), multi_card=True):
+    # (changes built one at a time: with a budget the first that works is the answer)
+    for c in memory.iter_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
