@@ -999,7 +999,7 @@ def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
     per = terms.per_sample * (1 + _K["act_slack"])
     if per <= 0:
         return [1_000_000 if cap >= fixed else 0 for cap in capacities]
-    return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
+    return [int(room // per) if (room := cap - fixed) >= per else 0 for cap in capacities]
 
 
 def max_batch_per_cards(terms: _Terms, capacities: list[float]) -> list[int]:

@@ -207,7 +207,8 @@ def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> t
     b_card = math.ceil(need / w.num_gpus) if splits else need
     total_gb = memory.total_bytes(terms, b_card) / GB
     per_card = memory.max_batches(terms, capacities)
-    return ([b * w.num_gpus for b in per_card] if splits else per_card), total_gb
+    n = w.num_gpus
+    return ([b * n for b in per_card] if splits and n > 1 else per_card), total_gb  # (x 1: the same)
 
 
 def _candidate(
