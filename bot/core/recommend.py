@@ -468,7 +468,7 @@ def _issue11_notes(
                 wanted.append((b.format_id, builds.build_workload(model, base, b)))
     else:
         wanted.append(("", w))
-    big = [g for g in catalog.gpus.values() if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory]
+    big = _big_cards(catalog)
     for fmt_id, bw in wanted:
         setups: list[tuple[int, float, float, GPU]] = []
         # the release build is served with vLLM / SGLang, which take 90% of each card up front
@@ -477,8 +477,7 @@ def _issue11_notes(
         served = fmt_id != "" and not fmt_id.startswith("gguf")
         # an inference estimate's per-card total does not depend on the card: once per count
         totals: dict[int, float] = {}
-        for g in big:
-            cap = memory.usable_bytes(g)
+        for g, cap in big:
             for n in (2, 4, 8):
                 if n not in totals:
                     tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
@@ -505,15 +504,35 @@ def _issue11_notes(
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _big_cards(catalog: Catalog) -> tuple[tuple[GPU, float], ...]:
+    """The cards a multi-card setup is built from (40 GB or more, current CUDA, not a unified-memory
+    machine) with their capacities, in catalog order: once per catalog."""
+    return tuple(
+        (g, memory.usable_bytes(g))
+        for g in catalog.gpus.values()
+        if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _boxes(catalog: Catalog) -> tuple[GPU, ...]:
+    """The unified-memory machines with a default GPU share, smallest (then cheapest) first: once
+    per catalog."""
+    return tuple(
+        sorted(
+            (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
+            key=lambda g: (g.vram_gb, g.price_usd or 1e9),
+        )
+    )
+
+
 def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
     Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
     if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
         return []
-    boxes = sorted(
-        (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
-        key=lambda g: (g.vram_gb, g.price_usd or 1e9),
-    )
+    boxes = _boxes(catalog)
     usable = {b.format_id for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS}
     smallest = min(
         (b.weights_gb for b in builds.builds_of(catalog, model) if b.format_id in usable), default=0.0
