@@ -353,6 +353,12 @@ def _precision_checked(catalog: Catalog, cands: list[Candidate], w: Workload, q:
     ]
 
 
+def _absent(c: Candidate, chosen: list[Candidate]) -> bool:
+    """``c not in chosen`` by identity: a pool holds one candidate per card, so no two are equal
+    (and ``==`` would compare every field of two cards to say so)."""
+    return all(x is not c for x in chosen)
+
+
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     """Cards within budget on which the workload fits, ranked by speed, with reasons."""
     w = workload_for(model, q)
@@ -377,15 +383,15 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         if in_budget:
             chosen.append(in_budget[0])
             bv = best_value_of(in_budget, flagged)
-            if bv not in chosen:
+            if _absent(bv, chosen):
                 chosen.append(bv)
             mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
-            if mem not in chosen and mem.gpu.vram_gb > chosen[0].gpu.vram_gb:
+            if _absent(mem, chosen) and mem.gpu.vram_gb > chosen[0].gpu.vram_gb:
                 chosen.append(mem)
             for c in in_budget:
                 if len(chosen) >= 3:
                     break
-                if c not in chosen:
+                if _absent(c, chosen):
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
         marks = _pool_marks(in_budget, flagged, bv if in_budget else None)
@@ -394,11 +400,11 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         chosen = []
         if cheapest is not None:
             chosen.append(cheapest)
-        if best_value is not None and best_value not in chosen:
+        if best_value is not None and _absent(best_value, chosen):
             chosen.append(best_value)
         consumer = [c for c in in_budget if c.gpu.segment == "consumer"]
         fastest_consumer = consumer[0] if consumer else None
-        if fastest_consumer is not None and fastest_consumer not in chosen:
+        if fastest_consumer is not None and _absent(fastest_consumer, chosen):
             chosen.append(fastest_consumer)
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
