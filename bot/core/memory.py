@@ -1104,6 +1104,7 @@ def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:
 
 
 @quick_init
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MaxContext:
     """The longest context that fits one card, with the band from the calibration error."""
@@ -1425,6 +1426,7 @@ def estimate(
 # --------------------------------------------------------------------------- suggestions
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """A change that makes the workload fit, with the new per-card total."""

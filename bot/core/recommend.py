@@ -772,6 +772,7 @@ def buyable(g: GPU) -> bool:
     )
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareRow:
     gpu: GPU
@@ -787,6 +788,7 @@ class CompareRow:
     estimate: Estimate | None = None  # the memory estimate behind fits / max_batch (model comparisons)
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareResult:
     rows: tuple[CompareRow, ...]
