@@ -96,9 +96,13 @@ def _measured_batch(
     return int(mv.value), "largest batch measured in Lambda's 2020 guide (training, precision not stated)"
 
 
-def fit_estimate(catalog: Catalog, model: Model, gpu: GPU | None, q: Query) -> Estimate:
-    """Memory estimate for one (model, card) pair, using measured data where it applies."""
-    w = workload_for(model, q)
+def fit_estimate(
+    catalog: Catalog, model: Model, gpu: GPU | None, q: Query, w: Workload | None = None
+) -> Estimate:
+    """Memory estimate for one (model, card) pair, using measured data where it applies
+    (``w``: ``workload_for(model, q)`` when the caller has it)."""
+    if w is None:
+        w = workload_for(model, q)
     mb = _measured_batch(catalog, model, gpu, w, q) if gpu is not None else None
     if mb is not None:
         return memory.estimate(model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1])
@@ -816,9 +820,13 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
         w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
+        per_count: dict[int, tuple[Query, Workload]] = {}  # (cards of one count share the workload)
         for g, n in zip(gpus, counts, strict=True):
-            qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
-            est = fit_estimate(catalog, model, g, qn)
+            if n not in per_count:
+                qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+                per_count[n] = (qn, workload_for(model, qn))
+            qn, wq = per_count[n]
+            est = fit_estimate(catalog, model, g, qn, wq)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)
             sp = speed.for_cards(sp, n, wn.parallelism)
