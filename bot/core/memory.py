@@ -81,12 +81,14 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from bot.core.copy_with import copy_with
 from bot.core.kv_cache import KV_TYPES, LLAMA_CPP_FAMILY, bytes_per_value
 from bot.core.quick_init import quick_init
 from bot.core.types import Method, Optimizer, Parallelism, Precision, Task
@@ -311,8 +313,12 @@ def calibration() -> Calibration:
     return _CAL
 
 
+# (no __slots__: the engine copies a workload with ``copy_with`` several times a question, and a
+# copy of a ``__dict__`` instance is one dict update against 25 slot stores, ~1 us against ~4.5 us;
+# reads are ~15 ns slower each (quick_init materializes the dict): in one process, alternating
+# which version runs first, compute is ~1% faster on the mean and ~5% at p99, the median equal)
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Workload:
     """How the model is run, with every default applied."""
 
@@ -879,28 +885,50 @@ def _terms(m: Model, w: Workload) -> _Terms:
 def _inference_act_kv(m: Model, w: Workload, s: int, act16: float) -> tuple[float, float]:
     """A transformer's inference activations and KV cache per sequence at context ``s`` (the part
     of ``_terms`` that depends on the context; ``max_context`` evaluates it alone)."""
+    return _act_kv_at(m, w, act16)(s)
+
+
+def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[float, float]]:
+    """``_inference_act_kv`` as a function of the context alone: what does not depend on the context
+    is worked out once (``max_context`` evaluates ~10 contexts), the rest with the same arithmetic
+    in the same order."""
     h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
     f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
-    kv = 0.0
+    width = 4 * h + 2 * f
     # tokens computed at once: llama.cpp runs the prompt in micro-batches of n_ubatch
     # (512 by default, `-ub`) and reserves its graph for that many outputs (a logits row
     # each); otherwise the whole prompt at once and the last token's logits
-    chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
-    t_run = LLAMA_CPP_UBATCH if chunked else s
-    per = (t_run * (4 * h + 2 * f) + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
-    if m.kind in _LM_KINDS and m.vocab:
-        per += 4 * m.vocab * (t_run if chunked else 1)
-    if m.kind != "encoder":
+    ubatched = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY
+    fused = w.fused_attention
+    vocab = m.vocab if m.kind in _LM_KINDS and m.vocab else 0
+    cached = m.kind != "encoder"
+    per_token_layer = kv_bytes = fixed_kv = 0.0
+    if cached:
         dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
         kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
-        kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
-        kv += linear_state_bytes(m, w)  # constant per sequence: does not grow with s
-        if m.kind == "speech":
-            # cross-attention keys and values over the encoder's frames, per decoder layer,
-            # held for the whole decode (the encoder's own working set comes earlier and
-            # is smaller than this decode-time peak)
-            kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
-    return per, kv
+        per_token_layer = kv_values_per_token_layer(m)
+        fixed_kv = linear_state_bytes(m, w)  # constant per sequence: does not grow with s
+    # cross-attention keys and values over the encoder's frames, per decoder layer, held for the
+    # whole decode (the encoder's own working set comes earlier and is smaller than this peak)
+    speech_kv = (
+        dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes if cached and m.kind == "speech" else None
+    )
+
+    def at(s: int) -> tuple[float, float]:
+        kv = 0.0
+        chunked = ubatched and s > LLAMA_CPP_UBATCH
+        t_run = LLAMA_CPP_UBATCH if chunked else s
+        per = (t_run * width + (0 if fused else 4 * a * t_run * s)) * 2 * act16
+        if vocab:
+            per += 4 * vocab * (t_run if chunked else 1)
+        if cached:
+            kv = kv_token_layers(m, w, s) * per_token_layer * kv_bytes
+            kv += fixed_kv
+            if speech_kv is not None:
+                kv += speech_kv
+        return per, kv
+
+    return at
 
 
 _ACT_KEYS = {
@@ -975,7 +1003,7 @@ def max_batches(terms: _Terms, capacities: list[float]) -> list[int]:
     per = terms.per_sample * (1 + _K["act_slack"])
     if per <= 0:
         return [1_000_000 if cap >= fixed else 0 for cap in capacities]
-    return [int((cap - fixed) // per) if cap - fixed >= per else 0 for cap in capacities]
+    return [int(room // per) if (room := cap - fixed) >= per else 0 for cap in capacities]
 
 
 def max_batch_per_cards(terms: _Terms, capacities: list[float]) -> list[int]:
@@ -1076,6 +1104,7 @@ def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:
 
 
 @quick_init
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MaxContext:
     """The longest context that fits one card, with the band from the calibration error."""
@@ -1090,13 +1119,15 @@ class MaxContext:
 CONTEXT_STEP = 256
 
 
-def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
+def max_context(m: Model, w: Workload, capacity: float, fixed: float | None = None) -> MaxContext | None:
     """The longest context (tokens) at which ``w`` (inference, batch as asked or 1) fits
     ``capacity`` bytes per card, capped at the model's ``max_seq_len``; None when the model has no
     context (CNNs, diffusion) or the workload trains.
 
     Total memory is monotonic in the context, so it is solved by bisection on the memory model
-    (KV cache, the working set and overhead all follow ``_terms``)."""
+    (KV cache, the working set and overhead all follow ``_terms``). ``fixed``: the workload's
+    fixed bytes with their overhead when the caller has its estimate (``Estimate.fixed_bytes +
+    Estimate.fixed_overhead``, the same sum of the same terms)."""
     if w.trains or m.kind not in TRANSFORMER_KINDS or m.kind == "encoder" or not m.max_seq_len:
         return None
     if m.activation_mb_per_sample is not None:
@@ -1107,18 +1138,20 @@ def max_context(m: Model, w: Workload, capacity: float) -> MaxContext | None:
     # only the activations and the KV cache depend on the context: the rest of ``_total`` once, and
     # each context's total once (the three solves below share their first steps); the same
     # arithmetic as ``_total(_terms(m, replace(w, seq_len=s)), b_card)``
-    t0 = _terms(m, w)
-    fixed = t0.fixed + _overhead_fixed(t0)
+    if fixed is None:
+        t0 = _terms(m, w)
+        fixed = t0.fixed + _overhead_fixed(t0)
     act16 = _K["mixed_act_factor"] if w.mixed else _ACT_FACTOR[w.precision]
     n = w.num_gpus
     split = n > 1 and w.parallelism in (Parallelism.TENSOR, Parallelism.PIPELINE)
     slack = 1 + _K["act_slack"]
     seen: dict[int, float] = {}
+    act_kv = _act_kv_at(m, w, act16)
 
     def need(s: int) -> float:
         v = seen.get(s)
         if v is None:
-            act, kv = _inference_act_kv(m, w, s, act16)
+            act, kv = act_kv(s)
             if split:
                 act /= n
                 kv /= n
@@ -1209,6 +1242,9 @@ class Estimate:
     low: float = 0.0
     high: float = 0.0
     category: str = ""
+    # the fixed bytes' overhead (``_overhead_fixed`` of the terms): ``max_context`` of this estimate's
+    # workload adds it to ``fixed_bytes`` instead of working the terms out again (None: not known)
+    fixed_overhead: float | None = field(default=None, compare=False, repr=False)
 
     @property
     def headroom(self) -> float | None:
@@ -1327,7 +1363,7 @@ def estimate(
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
     if capacity is not None and _shards_on(w, t, capacity):
-        w = replace(w, parallelism=Parallelism.SHARDED)
+        w = copy_with(w, parallelism=Parallelism.SHARDED)
         t = _terms(model, w)
     splits_batch = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
 
@@ -1383,12 +1419,14 @@ def estimate(
         low=low,
         high=high,
         category=cat,
+        fixed_overhead=_overhead_fixed(t),
     )
 
 
 # --------------------------------------------------------------------------- suggestions
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """A change that makes the workload fit, with the new per-card total."""
@@ -1414,7 +1452,13 @@ class Change:
 
 
 def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) -> list[Change]:
-    """Every memory-saving change that applies, cheapest to the user's goals first.
+    """Every memory-saving change that applies, cheapest to the user's goals first (``iter_changes``)."""
+    return list(iter_changes(model, w, multi_card=multi_card))
+
+
+def iter_changes(model: Model, w: Workload, *, multi_card: bool = False) -> Iterator[Change]:
+    """Every memory-saving change that applies, cheapest to the user's goals first, each built only
+    when the caller asks for the next (a caller that stops at the first that works builds no more).
 
     Training: gradient checkpointing (costs ~30% speed), mixed precision,
     8-bit Adam, LoRA, QLoRA. Inference: 8-bit, then 4-bit weights. Then a
@@ -1423,25 +1467,21 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
     """
     if w.weights_bytes is not None:
         # a build's file size holds for that build only: changes are judged from the precision
-        w = replace(w, weights_bytes=None, format_id="")
+        w = copy_with(w, weights_bytes=None, format_id="")
     P = Precision
-    out: list[Change] = []
+    encoders_first = False  # the first change offloads the text encoders (diffusion inference)
     if w.trains:
         if not w.grad_checkpointing:
-            out.append(
-                Change(
-                    "with gradient checkpointing",
-                    {"grad_checkpointing": True},
-                    replace(w, grad_checkpointing=True),
-                )
+            yield Change(
+                "with gradient checkpointing",
+                {"grad_checkpointing": True},
+                copy_with(w, grad_checkpointing=True),
             )
         if w.precision is P.FP32:
-            out.append(
-                Change("in mixed precision (bf16)", {"precision": "bf16"}, replace(w, precision=P.BF16))
-            )
+            yield Change("in mixed precision (bf16)", {"precision": "bf16"}, copy_with(w, precision=P.BF16))
         if w.method is Method.FULL and w.optimizer is Optimizer.ADAMW:
-            out.append(
-                Change("with 8-bit Adam", {"optimizer": "adam8bit"}, replace(w, optimizer=Optimizer.ADAM8BIT))
+            yield Change(
+                "with 8-bit Adam", {"optimizer": "adam8bit"}, copy_with(w, optimizer=Optimizer.ADAM8BIT)
             )
         if (
             w.task is Task.TRAINING
@@ -1452,15 +1492,13 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             # both at once, before LoRA (a fine-tuning recipe, not training from scratch): what people
             # train a ~1B model from scratch with on one 24 GB card (bf16 + 8-bit Adam + gradient
             # checkpointing), still full training as asked
-            out.append(
-                Change(
-                    "with gradient checkpointing and 8-bit Adam",
-                    {"grad_checkpointing": True, "optimizer": "adam8bit"},
-                    replace(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
-                )
+            yield Change(
+                "with gradient checkpointing and 8-bit Adam",
+                {"grad_checkpointing": True, "optimizer": "adam8bit"},
+                copy_with(w, grad_checkpointing=True, optimizer=Optimizer.ADAM8BIT),
             )
         if w.method is Method.FULL and model.kind in TRANSFORMER_KINDS:
-            lora = replace(
+            lora = copy_with(
                 w,
                 method=Method.LORA,
                 task=Task.FINETUNE,
@@ -1468,7 +1506,7 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 grad_checkpointing=True,
                 precision=P.BF16,
             )
-            out.append(Change("with LoRA", {"method": "lora"}, lora))
+            yield Change("with LoRA", {"method": "lora"}, lora)
         te_cached = (
             model.kind == "diffusion"
             and w.method in (Method.LORA, Method.QLORA)
@@ -1480,26 +1518,24 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             patch: dict[str, Any] = {"offload_text_encoders": True}
             if not w.grad_checkpointing:
                 patch["grad_checkpointing"] = True
-            both = replace(w, offload_text_encoders=True, grad_checkpointing=True)
-            out.append(Change("with the text encoders' outputs cached", patch, both))
+            both = copy_with(w, offload_text_encoders=True, grad_checkpointing=True)
+            yield Change("with the text encoders' outputs cached", patch, both)
         if model.kind == "diffusion" and w.method is Method.LORA:
             # QLoRA of the denoiser (bitsandbytes NF4 base, as in Hugging Face's FLUX QLoRA recipe)
-            out.append(
-                Change(
-                    "with QLoRA, the text encoders' outputs cached",
-                    {"method": "qlora", "offload_text_encoders": True},
-                    replace(
-                        w,
-                        method=Method.QLORA,
-                        precision=P.INT4,
-                        nf4=True,
-                        grad_checkpointing=True,
-                        offload_text_encoders=bool(model.components),
-                    ),
-                )
+            yield Change(
+                "with QLoRA, the text encoders' outputs cached",
+                {"method": "qlora", "offload_text_encoders": True},
+                copy_with(
+                    w,
+                    method=Method.QLORA,
+                    precision=P.INT4,
+                    nf4=True,
+                    grad_checkpointing=True,
+                    offload_text_encoders=bool(model.components),
+                ),
             )
         if w.method is not Method.QLORA and model.kind in TRANSFORMER_KINDS:
-            qlora = replace(
+            qlora = copy_with(
                 w,
                 method=Method.QLORA,
                 task=Task.FINETUNE,
@@ -1508,39 +1544,36 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
                 precision=P.INT4,
                 seq_len=min(w.seq_len or QLORA_SEQ_LEN, QLORA_SEQ_LEN),
             )
-            out.append(Change("with QLoRA", {"method": "qlora"}, qlora))
+            yield Change("with QLoRA", {"method": "qlora"}, qlora)
     else:
         if (
             model.kind == "diffusion"
             and not w.offload_text_encoders
             and any(c.role == "text_encoder" for c in model.components)
         ):
-            out.append(
-                Change(
-                    "with the text encoders offloaded to CPU",
-                    {"offload_text_encoders": True},
-                    replace(w, offload_text_encoders=True),
-                )
+            encoders_first = True
+            yield Change(
+                "with the text encoders offloaded to CPU",
+                {"offload_text_encoders": True},
+                copy_with(w, offload_text_encoders=True),
             )
         for p, label in ((P.INT8, "with 8-bit weights"), (P.INT4, "with 4-bit weights")):
             if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                out.append(Change(label, {"precision": p.value}, replace(w, precision=p)))
-        if out and out[0].patch.get("offload_text_encoders"):
+                yield Change(label, {"precision": p.value}, copy_with(w, precision=p))
+        if encoders_first:
             # what people run on 8-12 GB cards: both at once (an fp8 / NF4 transformer, encoders on CPU)
             for p, label in ((P.INT8, "8-bit"), (P.INT4, "4-bit")):
                 if _WEIGHT_BYTES[p] < _WEIGHT_BYTES[w.precision]:
-                    out.append(
-                        Change(
-                            f"with {label} weights and the text encoders on CPU",
-                            {"precision": p.value, "offload_text_encoders": True},
-                            replace(w, precision=p, offload_text_encoders=True),
-                        )
+                    yield Change(
+                        f"with {label} weights and the text encoders on CPU",
+                        {"precision": p.value, "offload_text_encoders": True},
+                        copy_with(w, precision=p, offload_text_encoders=True),
                     )
     if w.seq_len and w.seq_len > 512 and model.kind in TRANSFORMER_KINDS:
-        out.append(Change("at seq 512", {"seq_len": 512}, replace(w, seq_len=512)))
+        yield Change("at seq 512", {"seq_len": 512}, copy_with(w, seq_len=512))
     if (w.batch_size or 1) > 1:
         label = "with batch 1 (and gradient accumulation)" if w.trains else "with batch 1"
-        out.append(Change(label, {"batch_size": 1}, replace(w, batch_size=1), 1))
+        yield Change(label, {"batch_size": 1}, copy_with(w, batch_size=1), 1)
     if multi_card and not w.trains and w.num_gpus == 1:
         low = P.INT4 if _WEIGHT_BYTES[P.INT4] < _WEIGHT_BYTES[w.precision] else w.precision
         label = (
@@ -1548,28 +1581,26 @@ def candidate_changes(model: Model, w: Workload, *, multi_card: bool = False) ->
             if low is not w.precision
             else "on 2 cards (tensor parallel)"
         )
-        out.append(
-            Change(
-                label,
-                {"precision": low.value, "num_gpus": 2},
-                replace(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
-            )
+        yield Change(
+            label,
+            {"precision": low.value, "num_gpus": 2},
+            copy_with(w, precision=low, num_gpus=2, parallelism=Parallelism.TENSOR),
         )
-    return out
 
 
 def suggest_changes(
     model: Model,
     gpu: GPU,
     est: Estimate,
-    gpus: list[GPU] | None = None,
+    gpus: Sequence[GPU] | None = None,
     limit: int = 3,
+    capacities: Sequence[float] | None = None,
 ) -> list[Suggestion]:
     """The cheapest changes that would make ``est`` fit this card, cheapest first.
 
     A smaller batch (the largest that fits), then ``candidate_changes`` in
     their order, then more identical cards, and the smallest card in ``gpus``
-    that fits as asked.
+    that fits as asked (``capacities``: each one's ``usable_bytes``, when the caller has them).
     """
     if est.fits:
         return []
@@ -1592,8 +1623,10 @@ def suggest_changes(
 
     if w.batch_size is not None and w.batch_size > 1 and (est.max_batch_size or 0) >= 1:
         b = est.max_batch_size or 1
-        trial(f"batch {b}", {"batch_size": b}, replace(w, batch_size=b))
-    for c in candidate_changes(model, w):
+        trial(f"batch {b}", {"batch_size": b}, copy_with(w, batch_size=b))
+    for c in iter_changes(model, w):
+        if len(out) >= limit:
+            break  # (``trial`` adds nothing more: the rest of the changes are not built)
         if c.batch_size == 1 and out and out[0].query_patch and "batch_size" in out[0].query_patch:
             continue  # "batch N" already said it
         trial(c.label, c.patch, c.workload)
@@ -1602,7 +1635,7 @@ def suggest_changes(
     par = Parallelism.TENSOR if not w.trains else Parallelism.SHARDED
     ladders = [(w, "")]
     if not w.trains and _WEIGHT_BYTES[Precision.INT4] < _WEIGHT_BYTES[w.precision]:
-        ladders.append((replace(w, precision=Precision.INT4), "with 4-bit weights "))
+        ladders.append((copy_with(w, precision=Precision.INT4), "with 4-bit weights "))
     if not w.trains and model.kind in ("cnn", "diffusion"):
         ladders = []  # one image is not split across cards in practice: more cards only add throughput
     for base, prefix in ladders:
@@ -1611,7 +1644,7 @@ def suggest_changes(
         for n in (2, 4, 8):
             if n <= w.num_gpus:
                 continue
-            nw = replace(base, num_gpus=n, parallelism=par)
+            nw = copy_with(base, num_gpus=n, parallelism=par)
             e = estimate(model, gpu, workload=nw)
             if e.fits and (e.max_batch_size or 0) >= 1:
                 label = f"{prefix}on {n} cards, {_PAR_NAMES[par].split(' (')[0]}"
@@ -1625,18 +1658,23 @@ def suggest_changes(
         # each card's max batch as ``estimate`` finds it, from the workload's terms computed once
         t = _terms(model, w)
         splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+        caps = capacities if capacities is not None else [usable_bytes(g) for g in gpus]
+        per_card = max_batch_per_cards(t, list(caps))  # (``_max_batch`` of each, its terms' sums once)
+        # ``_shards_on(w, t, cap)``: these four, and no batch fits the card
+        may_shard = (
+            w.num_gpus > 1 and w.trains and w.parallelism is Parallelism.DATA and not w.parallelism_stated
+        )
         sharded: _Terms | None = None
         best: tuple[float, GPU] | None = None
-        for g in gpus:
+        for g, cap, mb in zip(gpus, caps, per_card, strict=True):
             if g.vram_gb <= gpu.vram_gb:
                 continue
-            cap = usable_bytes(g)
-            if _shards_on(w, t, cap):
+            if may_shard and mb == 0:
                 if sharded is None:
-                    sharded = _terms(model, replace(w, parallelism=Parallelism.SHARDED))
+                    sharded = _terms(model, copy_with(w, parallelism=Parallelism.SHARDED))
                 max_b = _max_batch(sharded, cap) * w.num_gpus  # sharded: the batch splits
             else:
-                max_b = _max_batch(t, cap) * (w.num_gpus if splits else 1)
+                max_b = mb * (w.num_gpus if splits else 1)
             if max_b >= need:
                 key = g.vram_gb
                 if best is None or key < best[0]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -95,9 +96,13 @@ def _measured_batch(
     return int(mv.value), "largest batch measured in Lambda's 2020 guide (training, precision not stated)"
 
 
-def fit_estimate(catalog: Catalog, model: Model, gpu: GPU | None, q: Query) -> Estimate:
-    """Memory estimate for one (model, card) pair, using measured data where it applies."""
-    w = workload_for(model, q)
+def fit_estimate(
+    catalog: Catalog, model: Model, gpu: GPU | None, q: Query, w: Workload | None = None
+) -> Estimate:
+    """Memory estimate for one (model, card) pair, using measured data where it applies
+    (``w``: ``workload_for(model, q)`` when the caller has it)."""
+    if w is None:
+        w = workload_for(model, q)
     mb = _measured_batch(catalog, model, gpu, w, q) if gpu is not None else None
     if mb is not None:
         return memory.estimate(model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1])
@@ -189,34 +194,45 @@ def _buyable_ids(catalog: Catalog) -> frozenset[str]:
     return frozenset(g.id for g, buy in _cards(catalog) if buy)
 
 
-def _batches(catalog: Catalog, model: Model, w: Workload, need: int) -> tuple[list[int], float]:
-    """The largest batch on each card (the workload's cards together), in catalog order, and the
+@functools.lru_cache(maxsize=16)
+def _pool(catalog: Catalog, servers: bool) -> tuple[tuple[GPU, ...], list[float]]:
+    """The cards worth buying (or, ``servers``, every other card) in catalog order, with their
+    capacities: once per catalog. A recommendation weighs the first and looks at the second only
+    when none of them fits (``_kept``)."""
+    cards = tuple(g for g, buy in _cards(catalog) if bool(buy) != servers)
+    return cards, [memory.usable_bytes(g) for g in cards]
+
+
+def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> tuple[list[int], float]:
+    """The largest batch on each capacity (the workload's cards together), in order, and the
     memory per card at ``need`` (the same on every card)."""
     terms = memory.profile(model, w)
     splits = w.parallelism.value in ("data", "sharded")
     b_card = math.ceil(need / w.num_gpus) if splits else need
     total_gb = memory.total_bytes(terms, b_card) / GB
-    per_card = memory.max_batches(terms, _capacities(catalog))
-    return ([b * w.num_gpus for b in per_card] if splits else per_card), total_gb
+    per_card = memory.max_batches(terms, capacities)
+    n = w.num_gpus
+    return ([b * n for b in per_card] if splits and n > 1 else per_card), total_gb  # (x 1: the same)
 
 
 def _candidate(
     g: GPU,
     mb: int,
     need: int,
-    w: Workload,
-    speeds: dict[str, speed.Speed],
+    n: int,
+    sp: speed.Speed,
     total_gb: float,
     price_of: Callable[[GPU], Any] | None,
     build: str | None,
     tagged: Workload | None,
 ) -> Candidate:
-    sp = speeds[g.id]
-    quote = price_of(g) if price_of is not None else None
-    if price_of is not None:
-        price = quote.usd * w.num_gpus if quote is not None else None
+    """Card ``g`` as a candidate: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
+    if price_of is None:
+        quote = None
+        price = g.price_usd * n if g.price_usd else None
     else:
-        price = g.price_usd * w.num_gpus if g.price_usd else None
+        quote = price_of(g)
+        price = quote.usd * n if quote is not None else None
     value = sp.relative / (price / 1000.0) if price else None
     return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
 
@@ -229,16 +245,22 @@ def _candidates(
     price_of: Callable[[GPU], Any] | None = None,
     build: str | None = None,
     tagged: Workload | None = None,
+    servers: bool = False,
 ) -> list[Candidate]:
     """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
-    each candidate carries), in catalog order: every card worth buying, and every other card the
-    workload fits (a server module); a card that is neither is no pick, no chart bar, no server."""
-    batches, total_gb = _batches(catalog, model, w, need)
+    each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
+    other card the workload fits (a server module); a card that is neither is no pick, no chart
+    bar, no server. The two sets are built apart because a recommendation needs the server modules
+    only when no card worth buying fits (``RecommendResult.server_fit``): ~45 candidates a
+    question saved."""
+    cards, capacities = _pool(catalog, servers)
+    batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
+    n = w.num_gpus
     return [
-        _candidate(g, mb, need, w, speeds, total_gb, price_of, build, tagged)
-        for (g, buy), mb in zip(_cards(catalog), batches, strict=True)
-        if buy or mb >= need
+        _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
+        for g, mb in zip(cards, batches, strict=True)
+        if not servers or mb >= need
     ]
 
 
@@ -280,36 +302,65 @@ def _runs_precision(g: GPU, w: Workload, q: Query) -> bool:
 
 
 def _build_candidates(
-    catalog: Catalog, model: Model, q: Query, w: Workload, need: int, price_of: Callable[[GPU], Any] | None
+    catalog: Catalog,
+    model: Model,
+    q: Query,
+    w: Workload,
+    need: int,
+    price_of: Callable[[GPU], Any] | None,
+    servers: bool = False,
 ) -> tuple[Workload, list[Candidate]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
-    build fits or, failing that, the Q4_K_M build people download; each says which."""
+    build fits or, failing that, the Q4_K_M build people download; each says which. The cards
+    worth buying, or with ``servers`` the server modules (see ``_candidates``)."""
     if not (builds.builds_apply(model, q) and model.kind in builds.LLM_KINDS):
-        return w, _candidates(catalog, model, w, need, price_of)
+        return w, _candidates(catalog, model, w, need, price_of, servers=servers)
     all_builds = builds.builds_of(catalog, model)
     if not all_builds:
-        return w, _candidates(catalog, model, w, need, price_of)
+        return w, _candidates(catalog, model, w, need, price_of, servers=servers)
     rel_w = builds.build_workload(model, w, all_builds[0])
     rid = all_builds[0].format_id
     q4 = next((b for b in all_builds if b.format_id == "gguf-q4_k_m"), None)
     if q4 is None:
-        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w)
+        return rel_w, _candidates(catalog, model, rel_w, need, price_of, rid, rel_w, servers)
     q4_w = builds.build_workload(model, w, q4)
     # per card the release build when it fits, else Q4_K_M when that fits, else the release
-    rel_b, rel_gb = _batches(catalog, model, rel_w, need)
-    q4_b, q4_gb = _batches(catalog, model, q4_w, need)
+    cards, capacities = _pool(catalog, servers)
+    rel_b, rel_gb = _batches(model, rel_w, need, capacities)
+    q4_b, q4_gb = _batches(model, q4_w, need, capacities)
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
     q4_sp: dict[str, speed.Speed] | None = None
+    n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
     out: list[Candidate] = []
-    for (g, buy), rb, qb in zip(_cards(catalog), rel_b, q4_b, strict=True):
+    for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
-            if buy or rb >= need:
-                out.append(_candidate(g, rb, need, rel_w, rel_sp, rel_gb, price_of, rid, rel_w))
+            if not servers or rb >= need:  # (a server module is a candidate only when it fits)
+                out.append(_candidate(g, rb, need, n, rel_sp[g.id], rel_gb, price_of, rid, rel_w))
         else:
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
-            out.append(_candidate(g, qb, need, q4_w, q4_sp, q4_gb, price_of, q4.format_id, q4_w))
+            out.append(_candidate(g, qb, need, n, q4_sp[g.id], q4_gb, price_of, q4.format_id, q4_w))
     return rel_w, out
+
+
+def _precision_checked(catalog: Catalog, cands: list[Candidate], w: Workload, q: Query) -> list[Candidate]:
+    """``cands`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
+    asked = _asked_precision(w, q)
+    if asked is None:
+        return cands
+    runs = _runs_table(catalog).get(asked)
+    return [
+        c
+        if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
+        else copy_with(c, fits=False)
+        for c in cands
+    ]
+
+
+def _absent(c: Candidate, chosen: list[Candidate]) -> bool:
+    """``c not in chosen`` by identity: a pool holds one candidate per card, so no two are equal
+    (and ``==`` would compare every field of two cards to say so)."""
+    return all(x is not c for x in chosen)
 
 
 def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
@@ -317,19 +368,11 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     w = workload_for(model, q)
     need = q.batch_size or memory.default_batch(model, w.task)
     ref = catalog.gpu(speed.REFERENCE_GPU)
-    w, cands = _build_candidates(catalog, model, q, w, need, question_prices(catalog, q))
-    # a card that cannot run the asked precision is never a pick for it
-    asked = _asked_precision(w, q)
-    if asked is not None:
-        runs = _runs_table(catalog).get(asked)
-        cands = [
-            c
-            if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
-            else copy_with(c, fits=False)
-            for c in cands
-        ]
-    buyable_ids = _buyable_ids(catalog)
-    priced = [c for c in cands if c.gpu.id in buyable_ids and c.price is not None]
+    price_of = question_prices(catalog, q)
+    w0 = w
+    w, cands = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
+    cands = _precision_checked(catalog, cands, w, q)
+    priced = [c for c in cands if c.price is not None]
     budget = q.budget_usd
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
@@ -344,40 +387,43 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         if in_budget:
             chosen.append(in_budget[0])
             bv = best_value_of(in_budget, flagged)
-            if bv not in chosen:
+            if _absent(bv, chosen):
                 chosen.append(bv)
             mem = max(in_budget, key=lambda c: (c.gpu.vram_gb, c.speed.relative))
-            if mem not in chosen and mem.gpu.vram_gb > chosen[0].gpu.vram_gb:
+            if _absent(mem, chosen) and mem.gpu.vram_gb > chosen[0].gpu.vram_gb:
                 chosen.append(mem)
             for c in in_budget:
                 if len(chosen) >= 3:
                     break
-                if c not in chosen:
+                if _absent(c, chosen):
                     chosen.append(c)
         chosen = sorted(chosen[:3], key=lambda c: -c.speed.relative)
-        marks = _pool_marks(in_budget, flagged)
+        marks = _pool_marks(in_budget, flagged, bv if in_budget else None)
         picks = [(c, _reason(c, in_budget, w, need, model, flagged, marks)) for c in chosen]
     else:
         chosen = []
         if cheapest is not None:
             chosen.append(cheapest)
-        if best_value is not None and best_value not in chosen:
+        if best_value is not None and _absent(best_value, chosen):
             chosen.append(best_value)
         consumer = [c for c in in_budget if c.gpu.segment == "consumer"]
         fastest_consumer = consumer[0] if consumer else None
-        if fastest_consumer is not None and fastest_consumer not in chosen:
+        if fastest_consumer is not None and _absent(fastest_consumer, chosen):
             chosen.append(fastest_consumer)
         labels = {id(cheapest): ReasonCode.CHEAPEST_FIT, id(fastest_consumer): ReasonCode.FASTEST_CONSUMER}
         picks = []
-        marks = _pool_marks(fitting, flagged)
+        marks = _pool_marks(fitting, flagged, best_value)
         for c in chosen[:3]:
             reason = _reason(c, fitting, w, need, model, flagged, marks)
             if id(c) in labels:
                 reason += (Reason(labels[id(c)]),)
             picks.append((c, reason))
 
-    servers = [c for c in cands if c.fits and c.gpu.id not in buyable_ids]
-    server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
+    server_fit = None
+    if cheapest is None:  # (the result carries a server module only when no workstation card fits)
+        _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
+        servers = [c for c in _precision_checked(catalog, others, w, q) if c.fits]
+        server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
@@ -399,7 +445,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         considered=tuple(priced),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
-        server_fit=server_fit if cheapest is None else None,
+        server_fit=server_fit,
         fix=fix,
         fix_card=fix_card,
         notes=tuple(notes),
@@ -432,7 +478,7 @@ def _issue11_notes(
                 wanted.append((b.format_id, builds.build_workload(model, base, b)))
     else:
         wanted.append(("", w))
-    big = [g for g in catalog.gpus.values() if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory]
+    big = _big_cards(catalog)
     for fmt_id, bw in wanted:
         setups: list[tuple[int, float, float, GPU]] = []
         # the release build is served with vLLM / SGLang, which take 90% of each card up front
@@ -441,8 +487,7 @@ def _issue11_notes(
         served = fmt_id != "" and not fmt_id.startswith("gguf")
         # an inference estimate's per-card total does not depend on the card: once per count
         totals: dict[int, float] = {}
-        for g in big:
-            cap = memory.usable_bytes(g)
+        for g, cap in big:
             for n in (2, 4, 8):
                 if n not in totals:
                     tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
@@ -469,15 +514,35 @@ def _issue11_notes(
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _big_cards(catalog: Catalog) -> tuple[tuple[GPU, float], ...]:
+    """The cards a multi-card setup is built from (40 GB or more, current CUDA, not a unified-memory
+    machine) with their capacities, in catalog order: once per catalog."""
+    return tuple(
+        (g, memory.usable_bytes(g))
+        for g in catalog.gpus.values()
+        if g.vram_gb >= 40 and not g.legacy_cuda and not g.unified_memory
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _boxes(catalog: Catalog) -> tuple[GPU, ...]:
+    """The unified-memory machines with a default GPU share, smallest (then cheapest) first: once
+    per catalog."""
+    return tuple(
+        sorted(
+            (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
+            key=lambda g: (g.vram_gb, g.price_usd or 1e9),
+        )
+    )
+
+
 def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) -> list[Note]:
     """No single card holds an LLM: the smallest unified-memory machine (Mac Studio, DGX Spark,
     Strix Halo) that holds a 4-bit-or-better build, at its default GPU share or once it is raised."""
     if model.kind not in builds.LLM_KINDS or not builds.builds_apply(model, q):
         return []
-    boxes = sorted(
-        (g for g in catalog.gpus.values() if g.unified_memory and g.gpu_memory_share),
-        key=lambda g: (g.vram_gb, g.price_usd or 1e9),
-    )
+    boxes = _boxes(catalog)
     usable = {b.format_id for b in builds.builds_of(catalog, model) if b.precision not in builds.LOW_BITS}
     smallest = min(
         (b.weights_gb for b in builds.builds_of(catalog, model) if b.format_id in usable), default=0.0
@@ -551,6 +616,10 @@ def _expert_offload_notes(catalog: Catalog, model: Model, q: Query, w: Workload)
 
 VALUE_MIN_SHARE = 0.4
 
+# a candidate's relative speed and its card's memory, as sort keys (C-level getters)
+_RELATIVE = operator.attrgetter("speed.relative")
+_VRAM = operator.attrgetter("gpu.vram_gb")
+
 
 def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) -> Candidate:
     """Most speed per dollar among cards at least 40% as fast as the fastest in the pool
@@ -561,8 +630,9 @@ def best_value_of(pool: list[Candidate], flagged: frozenset[str] = frozenset()) 
     capping the floor at the reference keeps a no-budget pool, whose fastest
     card is a $8,000 workstation card, from excluding every affordable one.
     """
-    top = min(max(c.speed.relative for c in pool), 1.0)
-    fair = [c for c in pool if c.speed.relative >= VALUE_MIN_SHARE * top] or pool
+    top = min(max(map(_RELATIVE, pool)), 1.0)
+    floor = VALUE_MIN_SHARE * top
+    fair = [c for c in pool if c.speed.relative >= floor] or pool
     # a price that is an old estimate beside newer siblings' street prices, or an older card
     # at a 3060 12 GB's price, is not a value pick a buyer in 2026 would take (costs.price_sanity)
     fair = [c for c in fair if c.gpu.id not in flagged] or fair
@@ -578,13 +648,16 @@ def price_flagged(catalog: Catalog) -> frozenset[str]:
 
 
 def _pool_marks(
-    pool: list[Candidate], flagged: frozenset[str]
+    pool: list[Candidate], flagged: frozenset[str], best_value: Candidate | None = None
 ) -> tuple[Candidate, Candidate, Candidate] | None:
-    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool."""
+    """The pool's fastest, best-value and most-memory cards (``_reason``'s marks), once per pool
+    (``best_value``: ``best_value_of(pool, flagged)`` when the caller has it)."""
     if not pool:
         return None
-    fastest = max(pool, key=lambda x: x.speed.relative)
-    return fastest, best_value_of(pool, flagged), max(pool, key=lambda x: x.gpu.vram_gb)
+    fastest = max(pool, key=_RELATIVE)
+    if best_value is None:
+        best_value = best_value_of(pool, flagged)
+    return fastest, best_value, max(pool, key=_VRAM)
 
 
 def _reason(
@@ -647,7 +720,8 @@ def _fix_for_budget(
             caps.append(cap)
     runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
-    for c in memory.candidate_changes(model, copy_with(w, batch_size=need), multi_card=True):
+    # (changes built one at a time: with a budget the first that works is the answer)
+    for c in memory.iter_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
         splits = nw.parallelism.value in ("data", "sharded")
         terms = memory.profile(model, nw)
@@ -655,17 +729,16 @@ def _fix_for_budget(
         # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
         asked = _asked_precision(nw, q) if q is not None else None
         runs = runs_table.get(asked) if asked is not None else None
+        # (every affordable card passes the price test at the question's count of cards: only a
+        # change to more cards tests it again)
+        more = nw.num_gpus != w.num_gpus
         ok = [
             g
             for g, per_card in zip(affordable, memory.max_batches(terms, caps), strict=True)
-            if (g.price_usd or 0) * nw.num_gpus <= limit
-            and per_card * scale >= b
-            and (
-                asked is None
-                or q is None
-                or (g.id in runs if runs is not None else _runs_precision(g, nw, q))
-            )
+            if per_card * scale >= b and (not more or (g.price_usd or 0) * nw.num_gpus <= limit)
         ]
+        if asked is not None and q is not None:
+            ok = [g for g in ok if (g.id in runs if runs is not None else _runs_precision(g, nw, q))]
         if not ok:
             continue
         speeds = speed.speed_table(catalog, model.id, nw.task, nw.precision)
@@ -703,6 +776,7 @@ def buyable(g: GPU) -> bool:
     )
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareRow:
     gpu: GPU
@@ -718,6 +792,7 @@ class CompareRow:
     estimate: Estimate | None = None  # the memory estimate behind fits / max_batch (model comparisons)
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareResult:
     rows: tuple[CompareRow, ...]
@@ -745,9 +820,13 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
         w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
+        per_count: dict[int, tuple[Query, Workload]] = {}  # (cards of one count share the workload)
         for g, n in zip(gpus, counts, strict=True):
-            qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
-            est = fit_estimate(catalog, model, g, qn)
+            if n not in per_count:
+                qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+                per_count[n] = (qn, workload_for(model, qn))
+            qn, wq = per_count[n]
+            est = fit_estimate(catalog, model, g, qn, wq)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)
             sp = speed.for_cards(sp, n, wn.parallelism)

@@ -98,6 +98,9 @@ class Level(StrEnum):
     NO = "no"
 
 
+_LEVELS = {x.value: x for x in Level}  # value -> level, without an enum call
+
+
 @quick_init
 @dataclass(frozen=True)
 class Support:
@@ -222,12 +225,13 @@ def supports(gpu: GPU, tool: str, catalog: Catalog | None = None) -> Support:
     unknown tool id."""
     cat = catalog if catalog is not None else get_catalog()
     entry = cat.tools[tool].support[gpu.software]
-    level = Level(entry.level)
+    level = _LEVELS.get(entry.level) or Level(entry.level)  # (an enum call per question is ~1 us)
     note_id = entry.note_id
     if entry.min_compute_capability is not None:
         cc = compute_capability(gpu)
         if cc is None or cc < entry.min_compute_capability:
             level, note_id = Level.NO, f"{entry.note_id}.arch"
     if entry.architectures and gpu.architecture not in entry.architectures:
-        level, note_id = Level(entry.other_level or "no"), f"{entry.note_id}.arch"
+        other = entry.other_level or "no"
+        level, note_id = _LEVELS.get(other) or Level(other), f"{entry.note_id}.arch"
     return Support(tool=tool, stack=gpu.software, level=level, note_id=note_id, source=entry.source)

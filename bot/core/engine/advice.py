@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from bot.core import gated_re, memory, multigpu, support
+from bot.core.copy_with import copy_with
 from bot.core.knowledge import GPU, Catalog, Model
 from bot.core.memory import GB
 from bot.core.results import AdviceResult, AdviceRow, AdviceVerdict, BasisCode
@@ -97,17 +97,17 @@ def _llm_row(cat: Catalog, q: Query, m: Model, card: GPU) -> AdviceRow:
     q4 = cat.formats["gguf-q4_k_m"].quality_rank if "gguf-q4_k_m" in cat.formats else 99
     if found is not None:
         b, e = found
-        return replace(_fit_row(m, e, b.format_id), low_bit=b.quality_rank > q4)
+        return copy_with(_fit_row(m, e, b.format_id), low_bit=b.quality_rank > q4)
     # none fits: the smallest build's need, to say by how much
     options = builds.usable_builds(
-        cat, m, replace(q, models=(m.id,), precision=None, method=None, task=None), card
+        cat, m, copy_with(q, models=(m.id,), precision=None, method=None, task=None), card
     )
     base = memory.resolve_workload(m, task=Task.INFERENCE)
     if options:
         b = options[-1]
         e = memory.estimate(m, card, workload=builds.build_workload(m, base, b))
-        return replace(_fit_row(m, e, b.format_id), fits=False)
-    return replace(_fit_row(m, memory.estimate(m, card, task=Task.INFERENCE), "native"), fits=False)
+        return copy_with(_fit_row(m, e, b.format_id), fits=False)
+    return copy_with(_fit_row(m, memory.estimate(m, card, task=Task.INFERENCE), "native"), fits=False)
 
 
 def _by_size(cat: Catalog, text: str) -> str | None:

@@ -17,9 +17,9 @@ CUDA card of that many GB (sold in GiB, like every card).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from bot.core import gated_re, memory, quality
+from bot.core.copy_with import copy_with
 from bot.core.engine import builds
 from bot.core.formats import Build
 from bot.core.gated_re import GatedPattern
@@ -140,7 +140,7 @@ def generic_card(cat: Catalog, gb: float) -> GPU | None:
         return None
     template = cat.gpus.get("rtx-3090") or next(iter(cat.gpus.values()))
     label = f"{gb:g}"
-    return replace(
+    return copy_with(
         template,
         id=f"vram-{label}gb",
         name=f"{label} GB",
@@ -155,10 +155,10 @@ def generic_card(cat: Catalog, gb: float) -> GPU | None:
 
 def _best_fit(cat: Catalog, m: Model, g: GPU, q: Query, n: int) -> tuple[Build, memory.Estimate] | None:
     """The highest-quality build of ``m`` that fits ``n`` x ``g`` (tensor parallel when n > 1)."""
-    mq = replace(q, models=(m.id,), precision=None, method=None, task=None)
+    mq = copy_with(q, models=(m.id,), precision=None, method=None, task=None)
     base = memory.resolve_workload(m, task=Task.INFERENCE)
     if n > 1:
-        base = replace(base, num_gpus=n, parallelism=Parallelism.TENSOR)
+        base = copy_with(base, num_gpus=n, parallelism=Parallelism.TENSOR)
     reserve = builds.VLLM_RESERVE if q.engine == "vllm" else 1.0
     for b in builds.usable_builds(cat, m, mq, g):
         e = memory.estimate(m, g, workload=builds.build_workload(m, base, b))

@@ -134,10 +134,13 @@ def builds_of(cat: Catalog, m: Model) -> list[Build]:
 def usable_builds(cat: Catalog, m: Model, q: Query, g: GPU | None) -> list[Build]:
     """The builds of ``m`` the asker's engine loads and the card runs, highest quality first."""
     fams = _families(cat, m, q)
+    runs: dict[str, bool] = {}  # per format family: whether ``g`` runs it (the same for its builds)
     out = []
     for b in builds_of(cat, m):
         fam = cat.formats[b.format_id].family
-        if b.is_release or (fam in fams and _runs_on(b, fam, g)):
+        if not b.is_release and fam in fams and fam not in runs:
+            runs[fam] = _runs_on(b, fam, g)  # (``_runs_on`` reads the family and the card only)
+        if b.is_release or (fam in fams and runs[fam]):
             out.append(b)
     return out
 
@@ -176,6 +179,13 @@ def _fits(e: Estimate, vllm: bool) -> bool:
     return e.total <= e.capacity * (VLLM_RESERVE if vllm else 1.0)
 
 
+def _weights_pass(w: Workload, k: int, room: float) -> bool:
+    """A build's weights alone, split over ``k`` cards, pass ``room`` bytes per card: it cannot fit
+    there, no estimate needed (an estimate's per-card total is those weights plus non-negative
+    parts, so ``_fits`` would say no)."""
+    return w.weights_bytes is not None and float(w.weights_bytes) / k > room
+
+
 def _on(m: Model, g: GPU, w: Workload, n: int) -> Estimate:
     par = w.parallelism if n == w.num_gpus else Parallelism.TENSOR
     return memory.estimate(m, g, workload=copy_with(w, num_gpus=n, parallelism=par))
@@ -203,8 +213,9 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
                 resident, e, ok, offload = e.total / GB, oe, True, True
         shown_id = b.is_release or b.format_id in SHOWN
         if not ok and not diffusion and shown_id:  # diffusers does not split one pipeline across cards
+            room = memory.usable_bytes(g) * (VLLM_RESERVE if vllm else 1.0)
             for k in (2, 4, 8):
-                if k > w.num_gpus and _fits(_on(m, g, w, k), vllm):
+                if k > w.num_gpus and not _weights_pass(w, k, room) and _fits(_on(m, g, w, k), vllm):
                     need = k
                     break
         head = ok and not headline_set

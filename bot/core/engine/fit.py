@@ -67,7 +67,8 @@ def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | No
     if g is None:
         return None
     reserve = bld.VLLM_RESERVE if e.workload.engine == "vllm" else 1.0
-    return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve)
+    fixed = e.fixed_bytes + e.fixed_overhead if e.fixed_overhead is not None else None
+    return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve, fixed)
 
 
 def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
@@ -373,17 +374,15 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             max_context=q.max_context,
             how_many=how_many,
         )
-    buyable: list[GPU] | None = None
     measured = False
     for m, g in pairs:
         e = recommend.fit_estimate(cat, m, g, q)
         fixes: tuple[FixOption, ...] = ()
         if not e.fits:
-            if buyable is None:
-                buyable = [c for c in cat.gpus.values() if recommend.buyable(c)]
+            buyable, caps = recommend._pool(cat, False)  # the cards worth buying, their capacities
             fixes = tuple(
                 fix_from_suggestion(cat, s, e.workload, g.id)
-                for s in memory.suggest_changes(m, g, e, buyable)[:3]
+                for s in memory.suggest_changes(m, g, e, buyable, capacities=caps)[:3]
             )
         full_gb = None
         if single and e.workload.trains and e.workload.method.value != "full":
@@ -462,7 +461,8 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
             mo = _moe_note(m)
             if mo is not None and mo not in notes:
                 notes.append(mo)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w)
+        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged: not worked out again)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload)
         items.append(
             AloneItem(
                 model=m,
@@ -492,9 +492,10 @@ def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[
     """A build's memory with no card named, and the smallest card worth buying that holds it."""
     total = memory.estimate(m, None, workload=w).total / GB
     terms = memory.profile(m, w)
-    # every card's largest batch (per-catalog capacities), kept for the cards worth buying
-    batches = memory.max_batches(terms, recommend._capacities(cat))
-    fits = [g for (g, buy), mb in zip(recommend._cards(cat), batches, strict=True) if buy and mb >= 1]
+    # the largest batch on each card worth buying (the per-catalog pool and its capacities)
+    cards, capacities = recommend._pool(cat, False)
+    batches = memory.max_batches(terms, capacities)
+    fits = [g for g, mb in zip(cards, batches, strict=True) if mb >= 1]
     small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
     return b, total, small
 
@@ -505,13 +506,17 @@ def _smallest_fitting(
     w = workload or recommend.workload_for(m, q)
     terms = memory.profile(m, w)
     need = q.batch_size or 1
-    batches = memory.max_batch_per_cards(terms, recommend._capacities(cat))
-    fits = [g for g, mb in zip(cat.gpus.values(), batches, strict=True) if mb >= need]
-    buyable = [g for g in fits if recommend.buyable(g)]
+    # the cards worth buying first, the others (server modules, Macs) only when none of them fits
+    cards, capacities = recommend._pool(cat, False)
+    batches = memory.max_batch_per_cards(terms, capacities)
+    buyable = [g for g, mb in zip(cards, batches, strict=True) if mb >= need]
     if buyable:
         g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
         cheap = min(buyable, key=lambda g: g.price_usd or 0)
         return Smallest.BUYABLE, g, cheap, 1, None
+    others, capacities = recommend._pool(cat, True)
+    batches = memory.max_batch_per_cards(terms, capacities)
+    fits = [g for g, mb in zip(others, batches, strict=True) if mb >= need]
     if fits:
         return Smallest.SERVER_ONLY, min(fits, key=lambda g: g.vram_gb), None, 1, None
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)

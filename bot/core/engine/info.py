@@ -20,14 +20,17 @@ def info_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) ->
     mfacts = []
 
     for m in models:
-        e = memory.estimate(m, None, task=Task.INFERENCE)
+        # (the workload ``memory.estimate(m, None, task=INFERENCE)`` resolves: estimated once, as the
+        # release build when there is one)
+        w = memory.resolve_workload(m, task=Task.INFERENCE)
         fmt_id = None
-        if m.kind in (*builds.LLM_KINDS, "diffusion"):
+        bl = builds.builds_of(cat, m) if m.kind in (*builds.LLM_KINDS, "diffusion") else []
+        if bl:
             # the release build (FP8 for DeepSeek-R1, MXFP4 for gpt-oss), not a bf16 upcast
-            bl = builds.builds_of(cat, m)
-            if bl:
-                e = memory.estimate(m, None, workload=builds.build_workload(m, e.workload, bl[0]))
-                fmt_id = bl[0].format_id
+            e = memory.estimate(m, None, workload=builds.build_workload(m, w, bl[0]))
+            fmt_id = bl[0].format_id
+        else:
+            e = memory.estimate(m, None, workload=w)
         kv_full = kv_plain = None
         if m.kind in builds.LLM_KINDS and m.max_seq_len:
             # issue 17: the cache at the model's whole context, by its attention design and as if plain

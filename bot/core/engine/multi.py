@@ -13,10 +13,9 @@ every card). Prices: the catalog's purchase price, used where the asker says use
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bot.core import memory, multigpu, prices, recommend, throughput
 from bot.core import speed as _speed
+from bot.core.copy_with import copy_with
 from bot.core.engine import builds as bld
 from bot.core.engine.common import assumptions_for
 from bot.core.formats import Build
@@ -70,7 +69,7 @@ def _layer_fit(
     m: Model, physical: list[GPU], w: memory.Workload
 ) -> tuple[bool, list[float], list[float], float, float]:
     """(fits, shares, need per card (bytes), split bytes, fixed bytes per card) for a llama.cpp layer split."""
-    e1 = memory.estimate(m, None, workload=replace(w, num_gpus=1, parallelism=Parallelism.DATA))
+    e1 = memory.estimate(m, None, workload=copy_with(w, num_gpus=1, parallelism=Parallelism.DATA))
     split = e1.weights + e1.kv_cache
     fixed = max(0.0, e1.total - split)
     caps = [memory.usable_bytes(g) for g in physical]
@@ -85,7 +84,7 @@ def _tp_fit(m: Model, physical: list[GPU], w: memory.Workload, vllm: bool) -> tu
     n = len(physical)
     g = physical[0]
     par = Parallelism.TENSOR if n > 1 else Parallelism.DATA
-    e = memory.estimate(m, g, workload=replace(w, num_gpus=n, parallelism=par))
+    e = memory.estimate(m, g, workload=copy_with(w, num_gpus=n, parallelism=par))
     cap = memory.usable_bytes(g) * (bld.VLLM_RESERVE if vllm else 1.0)
     return e.total <= cap, e.total
 
@@ -96,7 +95,7 @@ def _inference_setup(
     """The setup, its build's quality rank, and vLLM tensor parallel's tokens/s for the same bytes
     (None where TP cannot run)."""
     physical = _physical(cards)
-    base = recommend.workload_for(m, replace(q, num_gpus=1, parallelism=None))
+    base = recommend.workload_for(m, copy_with(q, num_gpus=1, parallelism=None))
     vllm = q.engine == "vllm" or q.parallelism is Parallelism.TENSOR
     blocker = multigpu.tp_blocker(physical, m)
     link = multigpu.setup_link(physical, cat, bridge="nvlink" in q.text.lower())
@@ -178,7 +177,7 @@ def _training_setup(
     n = len(physical)
     small = min(physical, key=lambda g: memory.usable_bytes(g))  # mixed: every card keeps the same share
     slow = min(physical, key=lambda g: g.fp16_tensor_tflops or g.fp32_tflops)
-    w = recommend.workload_for(m, replace(q, num_gpus=n))
+    w = recommend.workload_for(m, copy_with(q, num_gpus=n))
     e = memory.estimate(m, small, workload=w)
     split = str(e.workload.parallelism.value) if n > 1 else "single"
     rate = throughput.training_tokens_per_s(
@@ -192,7 +191,7 @@ def _training_setup(
     if not fits and len({g.id for g in physical}) > 1:
         big = max(physical, key=lambda g: memory.usable_bytes(g))
         e1 = memory.estimate(
-            m, big, workload=recommend.workload_for(m, replace(q, num_gpus=1, parallelism=None))
+            m, big, workload=recommend.workload_for(m, copy_with(q, num_gpus=1, parallelism=None))
         )
         if e1.fits:
             alone, alone_gb = big, e1.total / GB
@@ -273,7 +272,7 @@ def multi_result(cat: Catalog, q: Query, m: Model) -> MultiResult:
         ranks.append(r)
         tp_alt.append(tp)
     decision, best = _decide(setups, ranks)
-    base = recommend.workload_for(m, replace(q, num_gpus=1, parallelism=None))
+    base = recommend.workload_for(m, copy_with(q, num_gpus=1, parallelism=None))
     assumed = assumptions_for(q, base, batch=q.batch_size)
     return MultiResult(
         model=m,

@@ -133,8 +133,8 @@ def general_result(cat: Catalog, q: Query) -> GeneralResult:
     # with no budget, consumer cards only: a $30,000 datacenter card is not an answer to "what should I buy"
     pool = [
         g
-        for g in cat.gpus.values()
-        if recommend.buyable(g)
+        for g, buy in recommend._cards(cat)  # (whether each card is buyable, once per catalog)
+        if buy
         and ((g.price_usd or 0) <= q.budget_usd if q.budget_usd is not None else g.segment == "consumer")
     ]
     if not pool:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from bot.core import costs
 from bot.core import prices as P
+from bot.core.copy_with import copy_with
 from bot.core.knowledge import Catalog
 from bot.core.results import DealResult, RentBuyResult, WhichCardResult
 from bot.core.types import Query
@@ -50,7 +50,7 @@ def rent_buy_result(cat: Catalog, q: Query) -> RentBuyResult | WhichCardResult:
     )
     if pq is not None and pq.filters.no_cloud:
         # "no cloud" / "I don't want to rent" / "不租云": owning alone, rent options left out (issue 14)
-        rob = replace(rob, rent=(), break_even_hours=None, break_even_months=None)
+        rob = copy_with(rob, rent=(), break_even_hours=None, break_even_months=None)
         return RentBuyResult(rob, _cards(cat, [gpu]), no_cloud=True)
     model = cat.models.get(q.models[0]) if q.models else None
     cross = (
@@ -59,7 +59,7 @@ def rent_buy_result(cat: Catalog, q: Query) -> RentBuyResult | WhichCardResult:
     if cross is not None and model is not None:
         cross = _with_fit(cat, q, model, cross)
     if cross is not None and len(q.gpu_counts) == 2 and q.gpus[:2] == (gpu, rent_gpu):
-        cross = replace(cross, buy_count=int(q.gpu_counts[0]), rent_count=int(q.gpu_counts[1]))
+        cross = copy_with(cross, buy_count=int(q.gpu_counts[0]), rent_count=int(q.gpu_counts[1]))
     named = [gpu, *(r.gpu for r in rob.rent), *[g for g in (rent_gpu, unpriced) if g]]
     return RentBuyResult(rob, _cards(cat, named), rent_card=cross, rent_unpriced=unpriced)
 
@@ -76,7 +76,7 @@ def _with_fit(cat: Catalog, q: Query, model: Any, cross: costs.RentCardCost) -> 
     except Exception:  # a model the memory model cannot size: the costs still stand, fit unsaid
         return cross
     band = (max(buy.low, buy.weights) / GB, buy.high / GB) if buy.high else None
-    return replace(
+    return copy_with(
         cross, fits_buy=buy.fits, fits_rent=rent.fits, required_gb=buy.total / GB, required_gb_band=band
     )
 
