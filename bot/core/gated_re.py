@@ -18,6 +18,11 @@ compiled. The check only ever says "cannot match" when the pattern cannot match,
 pattern returns exactly what the pattern returns (tests/core/test_gated_re.py checks every pattern
 of the core on the question corpora and on generated text).
 
+When the check passes, the search itself runs on the pattern with a lookahead of the characters a
+match can start with in front (:func:`first_char_class`), where ``re`` cannot skip ahead by first
+character on its own (``IGNORECASE``, or ``\\b`` / a lookbehind in front): a long keyword alternation
+then fails at most positions in one step instead of entering its alternatives (~2x faster searches).
+
 Unicode case folding: under ``IGNORECASE`` without ``ASCII``, ``re`` also matches "ı" (dotless i)
 and "İ" to ``i``, "ſ" (long s) to ``s`` and the Kelvin sign to ``k``; ``str.lower()`` leaves the first
 two alone and turns "İ" into two characters, so the lowered text maps them back before the check.
@@ -31,7 +36,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["GatedPattern", "compile", "required_literals"]
+__all__ = ["GatedPattern", "compile", "first_char_class", "required_literals"]
 
 try:  # Python 3.11+: the parser that re.compile itself uses
     import re._constants as _c
@@ -252,6 +257,117 @@ def _gated(raw: re.Pattern[str], lits: frozenset[str] | None, icase: bool) -> di
     return {n: ns[n] for n in (*_METHODS, *_SUBS, "may_match")}
 
 
+# a first-character set of more than this many class items, or one holding ``\w`` or a negated
+# category, fails at too few positions to pay for its check
+_MAX_FIRSTS = 60
+_NARROW_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_SPACE": r"\s"}
+
+
+def _firsts(items: Any) -> tuple[list[tuple[Any, Any]], bool] | None:
+    """(class items one of which every match of the sequence ``items`` starts with, whether the
+    sequence can match the empty string), or None when that is not plainly known."""
+    out: list[tuple[Any, Any]] = []
+    for op, av in items:
+        if op is _c.LITERAL:
+            return [*out, (op, av)], False
+        if op is _c.IN:
+            if any(o is _c.NEGATE for o, _a in av):
+                return None
+            return [*out, *av], False
+        if op in (_c.AT, _c.ASSERT, _c.ASSERT_NOT):  # zero-width: the match starts at what follows
+            continue
+        if op is _c.SUBPATTERN:
+            _group, add, remove, sub = av
+            if add or remove:  # flags of its own: a class built under the pattern's flags may differ
+                return None
+            got = _firsts(sub)
+        elif op is _c.ATOMIC_GROUP:
+            got = _firsts(av)
+        elif op is _c.BRANCH:
+            got = ([], False)
+            for b in av[1]:
+                sub_got = _firsts(b)
+                if sub_got is None:
+                    return None
+                got = ([*got[0], *sub_got[0]], got[1] or sub_got[1])
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+            low, _high, sub = av
+            got = _firsts(sub)
+            if got is not None and low == 0:
+                got = (got[0], True)
+        else:  # any character, a back-reference, a negated literal...: not known
+            return None
+        if got is None:
+            return None
+        out.extend(got[0])
+        if not got[1]:
+            return out, False
+    return out, True
+
+
+def first_char_class(pattern: str, flags: int = 0) -> str | None:
+    """A character class (``"[...]"``) every match of the pattern starts with, when that helps ``re``:
+    with ``IGNORECASE`` or a ``\\b`` / lookbehind in front of each alternative, ``re`` cannot skip
+    ahead by first character and enters every alternative at every word boundary (~10 us for a
+    pattern of 80 keywords on a question that holds one of its literals). A lookahead of the class in
+    front fails at most positions in one step. None when the pattern may match the empty string, the
+    set is not plainly known or too broad, or ``re`` already skips by a literal or class prefix."""
+    if _p is None:  # pragma: no cover
+        return None
+    try:
+        tree = _p.parse(pattern, flags)
+    except Exception:  # pragma: no cover - re.compile raised first
+        return None
+    if flags & re.VERBOSE or tree.state.flags & re.VERBOSE:  # a trailing comment would eat the ")"
+        return None
+    icase = bool(tree.state.flags & re.IGNORECASE)
+    got = _firsts(tree)
+    if got is None or got[1] or not got[0]:
+        return None
+    parts: list[str] = []
+    cased = False
+    for op, av in got[0]:
+        if op is _c.LITERAL:
+            parts.append(re.escape(chr(av)))
+            cased = cased or chr(av).lower() != chr(av).upper()
+        elif op is _c.RANGE:
+            parts.append(f"{re.escape(chr(av[0]))}-{re.escape(chr(av[1]))}")
+            cased = True
+        elif op is _c.CATEGORY and str(av) in _NARROW_CATEGORIES:
+            parts.append(_NARROW_CATEGORIES[str(av)])
+        else:
+            return None
+    op, av = tree[0]  # what re looks at for a prefix of its own (a match is never empty here)
+    while op is _c.SUBPATTERN and len(av[3]):
+        op, av = av[3][0]
+    starts_plain = op in (_c.LITERAL, _c.IN) or (
+        op is _c.BRANCH and all(len(b) and b[0][0] is _c.LITERAL for b in av[1])
+    )
+    if starts_plain and not (icase and cased):
+        return None  # re's own prefix or charset check skips ahead already
+    single = op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and [o for o, _a in av[2]] in (
+        [_c.LITERAL],
+        [_c.IN],
+    )
+    if single:
+        return None  # one character class repeated ("\\d+"): re fails at a position in one step too
+    unique = dict.fromkeys(parts)
+    return "[" + "".join(unique) + "]" if len(unique) <= _MAX_FIRSTS else None
+
+
+def _with_first_char(raw: re.Pattern[str]) -> re.Pattern[str]:
+    """The pattern with a lookahead of its first-character class in front (the same matches: every
+    match starts with a character of the class, and the lookahead consumes nothing and holds no
+    group), or the pattern itself when no class helps."""
+    cls = first_char_class(raw.pattern, raw.flags)
+    if cls is None:
+        return raw
+    try:
+        return re.compile(f"(?={cls})(?:{raw.pattern})", raw.flags)
+    except re.error:  # pragma: no cover - e.g. global inline flags, which must come first
+        return raw
+
+
 def _always(string: str) -> bool:
     return True
 
@@ -288,7 +404,7 @@ class GatedPattern:
         if not self._built:
             lits, icase = required_literals(self.raw.pattern, self.raw.flags)
             self._literals = lits
-            self.__dict__.update(_gated(self.raw, lits, icase))
+            self.__dict__.update(_gated(_with_first_char(self.raw), lits, icase))
             self._built = True
 
     @property

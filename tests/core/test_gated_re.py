@@ -149,6 +149,16 @@ def _same(p: GatedPattern, text: str) -> None:
     the pattern must match nothing in the text."""
     if not p.may_match(text):
         assert p.raw.search(text) is None, (p.pattern, text)
+    else:  # the methods search a pattern with a first-character lookahead in front: the same matches
+        got, want = p.search(text), p.raw.search(text)
+        assert (got and (got.span(), got.groups())) == (want and (want.span(), want.groups())), (
+            p.pattern,
+            text,
+        )
+        assert [m.span() for m in p.finditer(text)] == [m.span() for m in p.raw.finditer(text)], (
+            p.pattern,
+            text,
+        )
 
 
 def test_most_core_patterns_have_a_gate() -> None:
@@ -225,3 +235,27 @@ def test_the_time_reader_skips_only_questions_of_no_speed_kind() -> None:
             full = understand_time.read(text)
             assert full.kind is None and not full.weak_speed, text
     assert skipped > len(_corpus()) // 2
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags", "expected"),
+    [
+        (r"\b(?:rent|lease)\w*", re.I, "[rl]"),  # \b in front: re cannot skip by first character
+        (r"(?<![a-z])(\d+)\s*gb", 0, r"[\d]"),
+        (r"enough|\bok\b|够", re.I, "[eo够]"),  # IGNORECASE: re's own first-character skip is off
+        (r"(?:ab|cd)?e", re.I, "[ace]"),  # an optional head: what follows may start the match too
+        (r"rent|lease", 0, None),  # literals, case-sensitive: re skips ahead by itself
+        (r"\d+", 0, None),
+        (r"\bx?", re.I, None),  # may match the empty string
+        (r"\b\w+", re.I, None),  # too broad to pay for its check
+        (r"\b[^a]b", re.I, None),  # a negated class: not plainly known
+        (r"\b(?i:a)b", 0, None),  # flags of its own
+    ],
+)
+def test_first_char_class(pattern: str, flags: int, expected: str | None) -> None:
+    assert gated_re.first_char_class(pattern, flags) == expected
+    if expected is not None:  # the same matches with the lookahead in front
+        fast = re.compile(f"(?={expected})(?:{pattern})", flags)
+        raw = re.compile(pattern, flags)
+        for text in ("rent a 24 GB card", "LEASE", "okay enough 够", "xe cde abe", "a b ab", ""):
+            assert [m.span() for m in fast.finditer(text)] == [m.span() for m in raw.finditer(text)]
