@@ -119,28 +119,28 @@ def answer(
         log.exception("answer failed for %r", q.text[:200])
         result = FailedResult()
         ph = phrase(result, q, env)
-    ans = _assemble(cat, q, result, ph, env)
-    return _carried(ans, context)
+    return _assemble(cat, q, result, ph, env, context)
 
 
-def _carried(ans: Answer, context: Context | None) -> Answer:
+def _carried(
+    context: Context | None, q: Query, lang: Lang, recs: tuple, comparison: tuple, extra: dict
+) -> Context:
     """The context the next turn sees (bot.core.conversation): the question answered and the prices
-    of the cards shown; a turn that understood nothing keeps the last question."""
+    of the cards shown; a turn that understood nothing keeps the last question. In a conversation,
+    what it knows after this turn goes into ``extra`` (additive JSON). Worked out before the Answer
+    is built, so the Answer is built once (not built, then copied with its context)."""
 
     shown = tuple(
-        float(p)
-        for p in [r.price_usd for r in ans.recommendations] + [c.price_usd for c in ans.comparison]
-        if p is not None
+        float(p) for p in [r.price_usd for r in recs] + [c.price_usd for c in comparison] if p is not None
     )
-    ctx = conversation.carry(context, ans.query, ans.language, shown)
-    extra = dict(ans.extra_json)
+    ctx = conversation.carry(context, q, lang, shown)
     if context is not None:  # a conversation: what it knows after this turn (additive JSON)
         state = conversation.state_of(ctx)
         extra["conversation"] = {
-            "follow_up": any(n.code is NoteCode.FOLLOW_UP for n in ans.query.notes),
+            "follow_up": any(n.code is NoteCode.FOLLOW_UP for n in q.notes),
             "state": state.to_json(),
         }
-    return copy_with(ans, context=ctx, extra_json=extra)
+    return ctx
 
 
 def _checked(q: Query) -> Query:
@@ -172,7 +172,9 @@ def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
     )
 
 
-def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> Answer:
+def _assemble(
+    cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env, context: Context | None = None
+) -> Answer:
     """The Answer every surface renders: data from the result, words from the phrasing."""
     lang = env.lang
     fit_entries: tuple = ()
@@ -303,6 +305,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
     suggestions = tuple(phrase_notes(env, q.suggestions))
     choices = q.choices if (suggestions or q.needs_clarification) else ()
     text = render.lay_out(ph.verdict, details, ph.assumptions, ph.basis, suggestions, choices, lang)
+    ctx = _carried(context, q, lang, recs, comparison, extra)
     return Answer(
         intent=q.intent,
         query=q,
@@ -316,7 +319,7 @@ def _assemble(cat: Catalog, q: Query, result: Result, ph: Phrased, env: Env) -> 
         suggestions=suggestions,
         choices=choices,
         sources=_sources(cat, q, result),
-        context=Context(last=q, language=lang),
+        context=ctx,
         language=lang,
         assumed=assumed,
         basis_codes=tuple(dict.fromkeys(basis_codes)),

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.core.knowledge import Catalog, Format, Model, QualityNote, get_catalog
+from bot.core.quick_init import quick_init
 
 __all__ = [
     "Basis",
@@ -63,6 +64,7 @@ class Basis(StrEnum):
     MODELLED = "modelled"  # parameters x bits per weight
 
 
+@quick_init
 @dataclass(frozen=True)
 class Build:
     """One downloadable build of a model (a fit entry's ``format``)."""

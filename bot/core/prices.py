@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.core import gated_re
 from bot.core.errors import KnowledgeError
+from bot.core.quick_init import quick_init
 
 if TYPE_CHECKING:
     from bot.core.knowledge import GPU, Catalog, CurrencyRate
@@ -109,6 +110,7 @@ _RISK_KEYS = frozenset({"code", "source", "date"})
 _DEFAULT_KEYS = frozenset({"electricity_usd_per_kwh", "electricity_date", "electricity_source"})
 
 
+@quick_init
 @dataclass(frozen=True)
 class PriceQuote:
     """One dated price of one card. ``price`` in ``currency``; ``usd`` converted."""

@@ -116,6 +116,7 @@ class ChangeKind(StrEnum):
     CARD = "gpu"
 
 
+@quick_init
 @dataclass(frozen=True)
 class SettingChange:
     kind: ChangeKind
@@ -126,6 +127,7 @@ class SettingChange:
         return {"setting": str(self.kind), "from": jsonable(self.before), "to": jsonable(self.after)}
 
 
+@quick_init
 @dataclass(frozen=True)
 class FixOption:
     """A change that makes the workload fit: which settings, and the memory per card after it."""
@@ -266,6 +268,7 @@ class Smallest(StrEnum):
     NONE = "none"
 
 
+@quick_init
 @dataclass(frozen=True)
 class AloneItem:
     """A model with no card named: how much memory, and the smallest card that holds it."""
@@ -285,6 +288,7 @@ class AloneItem:
     builds: tuple[tuple[Any, float, Any], ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class FitAloneResult:
     items: tuple[AloneItem, ...]
@@ -358,6 +362,7 @@ class GeneralResult:
 # --------------------------------------------------------------------------- compare
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareRowData:
     gpu: GPU
@@ -409,6 +414,7 @@ class CompareVerdict:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class CompareResult:
     rows: tuple[CompareRowData, ...]
@@ -429,12 +435,14 @@ class CompareResult:
 # --------------------------------------------------------------------------- info, list, help
 
 
+@quick_init
 @dataclass(frozen=True)
 class GpuFacts:
     gpu: GPU
     uncurated: bool
 
 
+@quick_init
 @dataclass(frozen=True)
 class ModelFacts:
     model: Model
@@ -474,6 +482,7 @@ class Fact:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class InfoResult:
     gpus: tuple[GpuFacts, ...]
@@ -502,6 +511,7 @@ class HelpResult:
     topic: str  # "general" | "memory"
 
 
+@quick_init
 @dataclass(frozen=True)
 class UnknownResult:
     hint: str  # "generic" | "which_card_or_model" | "which_model" | "two_cards"
@@ -600,6 +610,7 @@ class SpeedKind(StrEnum):
     SPEECH = "speech"  # real-time factor (Whisper)
 
 
+@quick_init
 @dataclass(frozen=True)
 class SpeedRow:
     """One card (or n of them) for a speed / time / serving answer; figures are throughput.Figure."""

@@ -113,6 +113,7 @@ class Support:
     source: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class Capabilities:
     """Hardware number formats of one card, derived from its architecture."""
@@ -133,6 +134,7 @@ class FallbackReason(StrEnum):
     NO_FP4_COMPUTE = "no_fp4_compute"  # fp4/mxfp4 math only on Blackwell; dequantized elsewhere
 
 
+@quick_init
 @dataclass(frozen=True)
 class PrecisionChoice:
     """The compute precision a card uses for a requested one. Weight memory follows the build

@@ -54,18 +54,29 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
     A key missing from a catalog is a bug the catalog test catches; at run
     time it falls back to English rather than failing the answer.
     """
+    # ~25 calls a reply: the common case (a table already read, a key it has, English) takes two
+    # subscripts and one test before the format; anything else goes the long way (_lookup)
+    try:
+        text = _TABLES[lang][key]
+    except KeyError:
+        text = ""
+    if not text:
+        text = _lookup(lang, key)
+    if lang is Lang.EN:
+        return text.format(**values) if values else text
+    out = _fill_cjk(text, values) if values else text
+    return to_traditional(out) if lang is Lang.ZH_HANT else out
+
+
+def _lookup(lang: Lang, key: str) -> str:
+    """``key`` in ``lang``'s table (read on first use); a key missing (or empty) is logged and
+    falls back to English, then to the key itself."""
     table = _TABLES.get(lang) or _TABLES.setdefault(lang, messages(lang))
     text = table.get(key)
     if not text:
         log.error("message %r missing in %s", key, lang)
         text = messages(Lang.EN).get(key, key)
-    if not values:
-        out = text
-    elif lang is Lang.EN:
-        out = text.format(**values)
-    else:
-        out = _fill_cjk(text, values)
-    return to_traditional(out) if lang is Lang.ZH_HANT else out
+    return text
 
 
 # a filled-in value is marked while the sentence is put together, to find where it was joined

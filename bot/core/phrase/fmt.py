@@ -25,9 +25,12 @@ def locale_of(lang: Lang) -> str:
 
 
 @functools.cache
-def _symbols(lang: Lang) -> dict[int, str]:
-    """CLDR's grouping and decimal signs for the language, as a str.translate table."""
+def _symbols(lang: Lang) -> dict[int, str] | None:
+    """CLDR's grouping and decimal signs for the language, as a str.translate table; None when they
+    are Python's own ("," and "."), so the translate would change nothing (English, Chinese)."""
     sym = Locale.parse(_LOCALES[lang]).number_symbols["latn"]
+    if sym["group"] == "," and sym["decimal"] == ".":
+        return None
     return str.maketrans({",": sym["group"], ".": sym["decimal"]})
 
 
@@ -38,7 +41,9 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
     Babel's CLDR data: the same result as ``format_decimal`` for these
     patterns, at a fraction of the cost (it runs for every figure of a reply).
     """
-    return f"{value:,.{digits}f}".translate(_symbols(lang))
+    out = f"{value:,.{digits}f}"
+    table = _symbols(lang)
+    return out if table is None else out.translate(table)
 
 
 def gb(value_gb: float, lang: Lang) -> str:
