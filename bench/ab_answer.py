@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _timing import alternate  # noqa: E402
 from bench_answer import questions  # noqa: E402
 
 from bot.core.answer import answer as new_answer  # noqa: E402
@@ -90,29 +91,14 @@ def main() -> int:
                 if _names(new_answer(q, catalog=ncat)) == _names(old_mod.answer(q, catalog=ocat))
             ]
         clock = time.thread_time_ns if "--cpu-time" in sys.argv else time.perf_counter_ns
-        old_t: list[float] = []
-        new_t: list[float] = []
-        # which revision answers first alternates per question: on the same question the second
-        # run is a few per cent faster whichever it is (caches warmed by the first), so a fixed
-        # order would credit the second with a gain it does not have (an A/A run showed 0.97x)
-        for r in range(rounds):
-            for i, q in enumerate(qs):
-                if (i + r) % 2:
-                    t0 = clock()
-                    new_answer(q, catalog=ncat)
-                    t1 = clock()
-                    old_mod.answer(q, catalog=ocat)
-                    t2 = clock()
-                    new_t.append((t1 - t0) / 1000)
-                    old_t.append((t2 - t1) / 1000)
-                else:
-                    t0 = clock()
-                    old_mod.answer(q, catalog=ocat)
-                    t1 = clock()
-                    new_answer(q, catalog=ncat)
-                    t2 = clock()
-                    old_t.append((t1 - t0) / 1000)
-                    new_t.append((t2 - t1) / 1000)
+        # which revision answers first alternates per question (see _timing.alternate)
+        old_t, new_t = alternate(
+            lambda q: old_mod.answer(q, catalog=ocat),
+            lambda q: new_answer(q, catalog=ncat),
+            qs,
+            rounds,
+            clock,
+        )
     om, op = stats(old_t)
     nm, np_ = stats(new_t)
     common = " (same models and cards named in both)" if "--common-names" in sys.argv else ""

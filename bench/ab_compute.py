@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _timing import alternate  # noqa: E402
 from ab_answer import extract_old  # noqa: E402
 from bench_answer import questions  # noqa: E402
 
@@ -62,26 +63,9 @@ def main() -> int:
             compute(ncat, nq)
             old_compute(ocat, oq)
         clock = time.thread_time_ns
-        old_t: list[float] = []
-        new_t: list[float] = []
-        for r in range(rounds):
-            for i, (nq, oq) in enumerate(pairs):
-                if (i + r) % 2 == 0:
-                    t0 = clock()
-                    old_compute(ocat, oq)
-                    t1 = clock()
-                    compute(ncat, nq)
-                    t2 = clock()
-                    old_t.append((t1 - t0) / 1000)
-                    new_t.append((t2 - t1) / 1000)
-                else:
-                    t0 = clock()
-                    compute(ncat, nq)
-                    t1 = clock()
-                    old_compute(ocat, oq)
-                    t2 = clock()
-                    new_t.append((t1 - t0) / 1000)
-                    old_t.append((t2 - t1) / 1000)
+        old_t, new_t = alternate(
+            lambda p: old_compute(ocat, p[1]), lambda p: compute(ncat, p[0]), pairs, rounds, clock
+        )
     om, omed, op = _stats(old_t)
     nm, nmed, np_ = _stats(new_t)
     print(
