@@ -11,6 +11,7 @@ come from ``bot.core.throughput``; this module only picks cards and counts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from bot.core import memory, prices, speed, throughput
@@ -361,27 +362,66 @@ def _rent_rows(
     kwh: tuple[float, str, bool, str],
 ) -> tuple[SpeedRow, ...]:
     """The cheapest runs on rented cards (each card's fewest count that fits), cheapest first."""
-    task = _train_task(method, q)
     cands: list[tuple[float, GPU, int]] = []
-    for g in cat.gpus.values():
-        cloud = prices.cloud_price(cat, g.id)
-        if cloud is None or not _runs_as_asked(g, precision):
-            continue
-        one = _one_card_rate(cat, model, g, method, precision, unit)
-        if one is None or one <= 0:
-            continue
-        for n in COUNTS:
-            if unit == "tokens" and not _fits(
-                model, g, n, task, method, precision, q.seq_len or q.sample_tokens
-            ):
-                continue
-            hours = amount / (one * (1 + (n - 1) * _scaling(unit))) / 3600.0
-            cands.append((cloud.usd * n * hours, g, n))
+    for g, cloud, one in _rated_cards(cat, model, method, precision, unit, _cloud_price(cat)):
+        for n, hours in _counts_that_hold(q, model, g, method, precision, amount, unit, one):
+            # the fewest cards it fits on
+            cands.append((cloud * n * hours, g, n))
             break
     cands.sort(key=lambda c: c[0])
     rows = [_time_row(cat, q, model, g, n, method, precision, amount, unit, kwh) for _, g, n in cands]
     shown = [r for r in rows[: JOB_RENT_ROWS * 2] if r is not None and r.cloud_usd is not None]
     return tuple(sorted(shown, key=lambda r: r.cloud_usd or 0.0)[:JOB_RENT_ROWS])
+
+
+def _cloud_price(cat: Catalog) -> Callable[[GPU], float | None]:
+    def price(g: GPU) -> float | None:
+        cloud = prices.cloud_price(cat, g.id)
+        return cloud.usd if cloud is not None else None
+
+    return price
+
+
+def _rated_cards(
+    cat: Catalog,
+    model: Model,
+    method: Method,
+    precision: Precision,
+    unit: str,
+    price_of: Callable[[GPU], float | None],
+) -> Iterator[tuple[GPU, float, float]]:
+    """The cards a training-time search weighs: priced (``price_of``), running ``precision`` as
+    asked and with a training rate; each with its price and one card's rate."""
+    for g in cat.gpus.values():
+        price = price_of(g)
+        if price is None or not _runs_as_asked(g, precision):
+            continue
+        one = _one_card_rate(cat, model, g, method, precision, unit)
+        if one is not None and one > 0:
+            yield g, price, one
+
+
+def _counts_that_hold(
+    q: Query,
+    model: Model,
+    g: GPU,
+    method: Method,
+    precision: Precision,
+    amount: float,
+    unit: str,
+    one: float,
+    price: float = 0.0,
+    budget: float | None = None,
+) -> Iterator[tuple[int, float]]:
+    """The counts of ``g`` (COUNTS, fewest first; that ``budget`` buys at ``price`` a card, when given)
+    that hold the job, each with its hours: one card's rate scaled, no whole row built."""
+    task = _train_task(method, q)
+    for n in COUNTS:
+        if budget is not None and price * n > budget:
+            return
+        if unit == "tokens" and not _fits(model, g, n, task, method, precision, q.seq_len or q.sample_tokens):
+            continue
+        yield n, amount / (one * (1 + (n - 1) * _scaling(unit))) / 3600.0
 
 
 def _scaling(unit: str) -> float:
@@ -508,24 +548,12 @@ def time_result(cat: Catalog, q: Query, model: Model, gpus: list[GPU]) -> TimeRe
         rented = _rent_rows(cat, q, model, method, precision, amount, unit, kwh)
         return TimeResult(rows=rented, job_cost=True, **base)  # type: ignore[arg-type]
     # candidates from one card's rate (cheap); whole rows only for the ones shown
-    task = _train_task(method, q)
     met_c: list[tuple[float, float, GPU, int]] = []
     best: tuple[float, GPU, int] | None = None
-    for g in cat.gpus.values():
-        price = _offer_price(g)
-        if price is None or not _runs_as_asked(g, precision):
-            continue
-        one = _one_card_rate(cat, model, g, method, precision, unit)
-        if one is None or one <= 0:
-            continue
-        for n in COUNTS:
-            if q.budget_usd is not None and price * n > q.budget_usd:
-                break
-            if unit == "tokens" and not _fits(
-                model, g, n, task, method, precision, q.seq_len or q.sample_tokens
-            ):
-                continue
-            hours = amount / (one * (1 + (n - 1) * _scaling(unit))) / 3600.0
+    for g, price, one in _rated_cards(cat, model, method, precision, unit, _offer_price):
+        for n, hours in _counts_that_hold(
+            q, model, g, method, precision, amount, unit, one, price, q.budget_usd
+        ):
             if best is None or hours < best[0]:
                 best = (hours, g, n)
             if q.target_hours is None or hours <= q.target_hours:
