@@ -13,7 +13,10 @@ no phrase substitution, so 显存 stays 顯存 as people write it).
 from __future__ import annotations
 
 import functools
+import keyword
 import logging
+import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,9 @@ def messages(lang: Lang) -> dict[str, str]:
 
 
 _TABLES: dict[Lang, dict[str, str]] = {}
+# (lang, key) -> the sentence's filler: values -> the sentence filled in (built once per message, on
+# first use: the catalog is fixed for the process)
+_FILLERS: dict[Lang, dict[str, Callable[[dict[str, Any]], str]]] = {}
 
 
 def t(lang: Lang, key: str, /, **values: Any) -> str:
@@ -54,18 +60,21 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
     A key missing from a catalog is a bug the catalog test catches; at run
     time it falls back to English rather than failing the answer.
     """
-    # ~25 calls a reply: the common case (a table already read, a key it has, English) takes two
-    # subscripts and one test before the format; anything else goes the long way (_lookup)
+    # ~25 calls a reply: a message with values goes to its filler (the template parsed once, filled
+    # by a compiled f-string); one without is the sentence as written
+    if values:
+        try:
+            return _FILLERS[lang][key](values)
+        except KeyError:
+            fill = _filler(lang, key)
+        return fill(values)
     try:
         text = _TABLES[lang][key]
     except KeyError:
         text = ""
     if not text:
         text = _lookup(lang, key)
-    if lang is Lang.EN:
-        return text.format(**values) if values else text
-    out = _fill_cjk(text, values) if values else text
-    return to_traditional(out) if lang is Lang.ZH_HANT else out
+    return to_traditional(text) if lang is Lang.ZH_HANT else text
 
 
 def _lookup(lang: Lang, key: str) -> str:
@@ -88,6 +97,7 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3001-\u303f\uff01-\uff0f\uff1a-
 _JOIN_GAP = gated_re.compile(
     f"(?<=[{_HAN}]{_CLOSE}) +(?={_OPEN}?[{_HAN}])|(?<=[{_HAN}]) +(?={_OPEN}[{_HAN}])"
 )
+_HAN_CHAR = gated_re.compile(f"[{_HAN}]")
 
 
 def _fill_cjk(text: str, values: dict[str, Any]) -> str:
@@ -99,6 +109,125 @@ def _fill_cjk(text: str, values: dict[str, Any]) -> str:
     marked = text.format(**{k: f"{_OPEN}{v}{_CLOSE}" for k, v in values.items()})
     joined = _JOIN_GAP.sub("", marked)
     return joined.replace(_OPEN, "").replace(_CLOSE, "")
+
+
+def _filler(lang: Lang, key: str) -> Callable[[dict[str, Any]], str]:
+    """The filler of ``key`` in ``lang``: ``str.format`` of the sentence (Chinese: joined as
+    ``_fill_cjk`` joins it; Traditional: converted), done by code made once for the sentence. A key
+    missing from the catalog gets the long way every time (its fallback is logged on each use)."""
+    table = _TABLES.get(lang) or _TABLES.setdefault(lang, messages(lang))
+    text = table.get(key)
+    if not text:
+        text = _lookup(lang, key)
+        if lang is Lang.EN:
+            return lambda values: text.format(**values)
+        if lang is Lang.ZH_HANT:
+            return lambda values: to_traditional(_fill_cjk(text, values))
+        return lambda values: _fill_cjk(text, values)
+    if lang is Lang.EN or (" {" not in text and "} " not in text):  # Chinese: nothing to join
+        fill = _compiled(text)
+    else:
+        fill = _cjk_compiled(text)
+    if lang is Lang.ZH_HANT:
+        fill = _then_traditional(fill)
+    _FILLERS.setdefault(lang, {})[key] = fill
+    return fill
+
+
+def _then_traditional(fill: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
+    return lambda values: to_traditional(fill(values))
+
+
+def _fields(text: str) -> list[tuple[str, str | None]] | None:
+    """(literal, field name) pieces of a sentence, the last with no field; None when a field is not
+    a plain ``{name}`` (a format spec, a conversion, an index), which ``str.format`` then fills."""
+    pieces: list[tuple[str, str | None]] = []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return None
+    for lit, name, spec, conv in parsed:
+        if name is None:
+            pieces.append((lit, None))
+            continue
+        if spec or conv or not name.isidentifier() or keyword.iskeyword(name):
+            return None
+        pieces.append((lit, name))
+    if not pieces or pieces[-1][1] is not None:
+        pieces.append(("", None))
+    return pieces
+
+
+def _escaped(lit: str) -> str:
+    """A literal as the text part of a single-quoted f-string."""
+    return (
+        lit.encode("unicode_escape").decode("ascii").replace("'", "\\'").replace("{", "{{").replace("}", "}}")
+    )
+
+
+def _compiled(text: str) -> Callable[[dict[str, Any]], str]:
+    """``lambda values: text.format(**values)`` as one f-string (the same ``format(value, "")`` of
+    each field, without parsing the template on every call)."""
+    pieces = _fields(text)
+    if pieces is None:
+        return lambda values: text.format(**values)
+    body = "".join(_escaped(lit) + (f'{{v["{name}"]}}' if name else "") for lit, name in pieces)
+    fill: Callable[[dict[str, Any]], str] = eval(f"lambda v: f'{body}'", {})  # noqa: S307 - built from the catalog
+    sample = {name: f"<{i}>" for i, (_, name) in enumerate(pieces) if name}
+    if fill(sample) != text.format(**sample):  # pragma: no cover - a template the escaping got wrong
+        return lambda values: text.format(**values)
+    return fill
+
+
+def _is_han(ch: str) -> bool:
+    return _HAN_CHAR.match(ch) is not None
+
+
+def _cjk_compiled(text: str) -> Callable[[dict[str, Any]], str]:
+    """``_fill_cjk(text, values)`` without the markers and the search: the spaces that may go are
+    known from the sentence (a run of spaces right after a field, or right before one), and whether
+    they go depends only on the characters on either side, read from the values."""
+    pieces = _fields(text)
+    if pieces is None:
+        return lambda values: _fill_cjk(text, values)
+    lits = [lit for lit, _ in pieces]
+    names = [name for _, name in pieces if name]
+    last = len(names)  # lits[k] sits between field k-1 and field k
+    lead: list[tuple[int, int, bool]] = []  # (k, spaces, then_han): the run after field k-1
+    trail: list[tuple[int, int]] = []  # (k, spaces): the run before field k, after a Han character
+    for k, lit in enumerate(lits):
+        stripped = lit.lstrip(" ")
+        if k > 0 and stripped != lit:
+            if stripped:
+                if _is_han(stripped[0]):
+                    lead.append((k, len(lit) - len(stripped), True))
+            elif k < last:  # the literal is only spaces, between two fields
+                lead.append((k, len(lit), False))
+        body = lit.rstrip(" ")
+        if k < last and body and body != lit and _is_han(body[-1]):
+            trail.append((k, len(lit) - len(body)))
+    if not lead and not trail:
+        return _compiled(text)
+
+    def fill(values: dict[str, Any]) -> str:
+        vals = [f"{values[name]}" for name in names]
+        out = list(lits)
+        for k, n, then_han in lead:
+            prev = vals[k - 1]
+            if prev and _is_han(prev[-1]):
+                if then_han or (vals[k] and _is_han(vals[k][0])):
+                    out[k] = out[k][n:]
+        for k, n in trail:
+            nxt = vals[k]
+            if nxt and _is_han(nxt[0]):
+                out[k] = out[k][:-n]
+        parts = [out[0]]
+        for k, v in enumerate(vals, 1):
+            parts.append(v)
+            parts.append(out[k])
+        return "".join(parts)
+
+    return fill
 
 
 @functools.lru_cache(maxsize=1)
@@ -115,6 +244,4 @@ def to_traditional(text: str) -> str:
 
 def placeholders(text: str) -> set[str]:
     """The ``{name}`` placeholders of a message (format-spec and conversions ignored)."""
-    import string
-
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
