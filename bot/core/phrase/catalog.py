@@ -52,6 +52,8 @@ _TABLES: dict[Lang, dict[str, str]] = {}
 # (lang, key) -> the sentence's filler: values -> the sentence filled in (built once per message, on
 # first use: the catalog is fixed for the process)
 _FILLERS: dict[Lang, dict[str, Callable[[dict[str, Any]], str]]] = {}
+_PLAIN: dict[Lang, dict[str, str]] = {}  # (lang, key) -> a sentence without values, as said
+_ZH_HANT = Lang.ZH_HANT  # (an Enum member read from its class costs ~0.1 us under Python 3.11)
 
 
 def t(lang: Lang, key: str, /, **values: Any) -> str:
@@ -61,7 +63,7 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
     time it falls back to English rather than failing the answer.
     """
     # ~25 calls a reply: a message with values goes to its filler (the template parsed once, filled
-    # by a compiled f-string); one without is the sentence as written
+    # by a compiled f-string); one without is the sentence as written (Traditional: converted once)
     if values:
         try:
             return _FILLERS[lang][key](values)
@@ -69,12 +71,22 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
             fill = _filler(lang, key)
         return fill(values)
     try:
-        text = _TABLES[lang][key]
+        return _PLAIN[lang][key]
     except KeyError:
-        text = ""
+        return _plain(lang, key)
+
+
+def _plain(lang: Lang, key: str) -> str:
+    """A sentence without values, kept for the next time unless it is missing (then its fallback is
+    logged on each use)."""
+    table = _TABLES.get(lang) or _TABLES.setdefault(lang, messages(lang))
+    text = table.get(key)
     if not text:
         text = _lookup(lang, key)
-    return to_traditional(text) if lang is Lang.ZH_HANT else text
+        return to_traditional(text) if lang is _ZH_HANT else text
+    out = to_traditional(text) if lang is _ZH_HANT else text
+    _PLAIN.setdefault(lang, {})[key] = out
+    return out
 
 
 def _lookup(lang: Lang, key: str) -> str:

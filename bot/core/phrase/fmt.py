@@ -34,6 +34,10 @@ def _symbols(lang: Lang) -> dict[int, str] | None:
     return str.maketrans({",": sym["group"], ".": sym["decimal"]})
 
 
+# the format spec of each number of digits (made once, not per figure)
+_SPECS = {d: f",.{d}f" for d in range(7)}
+
+
 def num(value: float, lang: Lang, digits: int = 0) -> str:
     """A number with the locale's grouping and decimal signs (CLDR): 1,234 / 1,234.5.
 
@@ -41,7 +45,8 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
     Babel's CLDR data: the same result as ``format_decimal`` for these
     patterns, at a fraction of the cost (it runs for every figure of a reply).
     """
-    out = f"{value:,.{digits}f}"
+    spec = _SPECS.get(digits)
+    out = format(value, spec) if spec is not None else f"{value:,.{digits}f}"
     table = _symbols(lang)
     return out if table is None else out.translate(table)
 
@@ -51,8 +56,6 @@ def gb(value_gb: float, lang: Lang) -> str:
     v = value_gb
     if v >= 100:
         return f"{num(round(v), lang)} GB"
-    if v >= 10:
-        return f"{num(round(v, 1), lang, 1)} GB"
     if v < 1:
         return f"{num(round(v, 2), lang, 2)} GB"
     return f"{num(round(v, 1), lang, 1)} GB"

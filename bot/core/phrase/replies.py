@@ -515,18 +515,25 @@ def reasons_phrase(env: Env, reasons: tuple[Reason, ...], seq_len: int | None) -
     out: list[str] = []
     for r in reasons:
         c = r.code
-        if c is ReasonCode.FITS_BATCH:
+        # (the codes compared through module names: an Enum member read from its class costs ~0.1 us)
+        if c is _FITS_BATCH:
             seq = t(L, "fit.at_seq", seq=seq_len) if seq_len else ""
             out.append(t(L, "reason.fits_batch", batch=fmt.num(int(r.value or 0), L), seq=seq))
-        elif c is ReasonCode.RELATIVE_SPEED:
+        elif c is _RELATIVE_SPEED:
             out.append(t(L, "reason.relative_speed", x=fmt.ratio(float(r.value or 0), L)))
-        elif c is ReasonCode.BEST_VALUE_MIN_VRAM:
+        elif c is _BEST_VALUE_MIN_VRAM:
             out.append(t(L, "reason.best_value_min_vram", gb=f"{r.value:g}"))
-        elif c is ReasonCode.CHEAPEST_MIN_VRAM:
+        elif c is _CHEAPEST_MIN_VRAM:
             out.append(t(L, "reason.cheapest_min_vram", gb=f"{r.value:g}"))
         else:
             out.append(t(L, f"reason.{c}"))
     return t(L, "sep.semicolon").join(out)
+
+
+_FITS_BATCH = ReasonCode.FITS_BATCH
+_RELATIVE_SPEED = ReasonCode.RELATIVE_SPEED
+_BEST_VALUE_MIN_VRAM = ReasonCode.BEST_VALUE_MIN_VRAM
+_CHEAPEST_MIN_VRAM = ReasonCode.CHEAPEST_MIN_VRAM
 
 
 def recommend(env: Env, r: RecommendResult) -> Phrased:
