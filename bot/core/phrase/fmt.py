@@ -54,11 +54,15 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
 def gb(value_gb: float, lang: Lang) -> str:
     """Decimal GB with a precision that fits the size: 0.61 GB, 8.3 GB, 141 GB."""
     v = value_gb
+    # num() written out (a reply says ~10 sizes): the same format and signs
     if v >= 100:
-        return f"{num(round(v), lang)} GB"
-    if v < 1:
-        return f"{num(round(v, 2), lang, 2)} GB"
-    return f"{num(round(v, 1), lang, 1)} GB"
+        out = format(round(v), ",.0f")
+    elif v < 1:
+        out = format(round(v, 2), ",.2f")
+    else:
+        out = format(round(v, 1), ",.1f")
+    table = _symbols(lang)
+    return f"{out} GB" if table is None else f"{out.translate(table)} GB"
 
 
 @functools.lru_cache(maxsize=8192)
