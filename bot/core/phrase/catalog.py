@@ -231,25 +231,30 @@ def _cjk_compiled(text: str) -> Callable[[dict[str, Any]], str]:
             trail.append((k, len(lit) - len(body)))
     if not lead and not trail:
         return _compiled(text)
-
-    def fill(values: dict[str, Any]) -> str:
-        vals = [f"{values[name]}" for name in names]
-        out = list(lits)
-        for k, n, then_han in lead:
-            prev = vals[k - 1]
-            if prev and _is_han(prev[-1]):
-                if then_han or (vals[k] and _is_han(vals[k][0])):
-                    out[k] = out[k][n:]
-        for k, n in trail:
-            nxt = vals[k]
-            if nxt and _is_han(nxt[0]):
-                out[k] = out[k][:-n]
-        parts = [out[0]]
-        for k, v in enumerate(vals, 1):
-            parts.append(v)
-            parts.append(out[k])
-        return "".join(parts)
-
+    # the filler as code: each value as text once, each run of spaces that may go as a conditional
+    # piece of the f-string (kept unless the characters on both sides are Chinese)
+    cut_lead = {k: (n, then_han) for k, n, then_han in lead}
+    cut_trail = dict(trail)
+    src = ["def fill(v):"]
+    src += [f"    f{i} = f'{{v[\"{name}\"]}}'" for i, name in enumerate(names)]
+    body = ""
+    for k, lit in enumerate(lits):
+        ln, then_han = cut_lead.get(k, (0, True))
+        tn = cut_trail.get(k, 0)
+        if ln:
+            after = "" if then_han else f" and f{k} and H(f{k}[0])"
+            src.append(f"    l{k} = '' if f{k - 1} and H(f{k - 1}[-1]){after} else '{' ' * ln}'")
+            body += f"{{l{k}}}"
+        body += _escaped(lit[ln : len(lit) - tn])
+        if tn:
+            src.append(f"    t{k} = '' if f{k} and H(f{k}[0]) else '{' ' * tn}'")
+            body += f"{{t{k}}}"
+        if k < last:
+            body += f"{{f{k}}}"
+    src.append(f"    return f'{body}'")
+    scope: dict[str, Any] = {"H": _is_han}
+    exec("\n".join(src), scope)  # noqa: S102 - built from the catalog, names checked by _fields
+    fill: Callable[[dict[str, Any]], str] = scope["fill"]
     return fill
 
 
