@@ -20,7 +20,7 @@ from bot.core import conversation, language, render, specs_fallback
 from bot.core.copy_with import copy_with
 from bot.core.engine import compute
 from bot.core.engine.speed_answers import speed_json
-from bot.core.knowledge import GPU, Catalog, get_catalog
+from bot.core.knowledge import Catalog, get_catalog
 from bot.core.limits import validate_query
 from bot.core.matching import get_matcher, normalize
 from bot.core.names import card_label
@@ -215,7 +215,7 @@ def _assemble(
         recs = tuple(
             Recommendation(
                 gpu=p.gpu.id,
-                name=_card(p.gpu),
+                name=card_label(p.gpu),
                 price_usd=p.price_usd,
                 price_date=p.gpu.price_date,
                 price_kind=p.gpu.price_kind,
@@ -229,7 +229,7 @@ def _assemble(
                 throughput=p.throughput,
                 throughput_unit=p.throughput_unit,
                 price_label=ph.price_labels[i] if i < len(ph.price_labels) else "",
-                reasons=tuple(r.to_json() for r in p.reasons),
+                reasons=tuple([r.to_json() for r in p.reasons]),
             )
             for i, p in enumerate(result.picks)
         )
@@ -307,9 +307,12 @@ def _assemble(
         if line and line not in ph.basis:
             ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
-    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
-    details = [*parser_notes, *ph.details]
-    suggestions = tuple(phrase_notes(env, q.suggestions))
+    if q.notes:
+        parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
+        details = [*parser_notes, *ph.details]
+    else:
+        details = list(ph.details)
+    suggestions = tuple(phrase_notes(env, q.suggestions)) if q.suggestions else ()
     choices = q.choices if (suggestions or q.needs_clarification) else ()
     text = render.lay_out(ph.verdict, details, ph.assumptions, ph.basis, suggestions, choices, lang)
     ctx = _carried(context, q, lang, recs, comparison, extra)
@@ -474,7 +477,9 @@ def _speed_parts(
 
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
-    dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
+    dates = {r.price_date for r in recs if r.price_date}
+    if comparison:
+        dates |= {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):
         dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
     if not dates:
@@ -484,9 +489,7 @@ def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     return sorted(d for d in dates if is_stale(d, today))
 
 
-def _card(g: GPU) -> str:
-
-    return card_label(g)
+_card = card_label  # (GPU -> "RTX 3090 24 GB")
 
 
 def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
@@ -497,12 +500,7 @@ def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
         items += [p.gpu for p in result.picks]
     if isinstance(result, FilterResult):
         items += list(result.gpus)
-    out: list[str] = []
-    for it in items:
-        s = f"{it.name}: {it.source}"
-        if s not in out:
-            out.append(s)
-    return tuple(out)
+    return tuple(dict.fromkeys([f"{it.name}: {it.source}" for it in items]))  # (each once, in order)
 
 
 def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
