@@ -256,8 +256,17 @@ def workload_title(env: Env, m: Model, w: Workload) -> str:
 
 def assumption_line(env: Env, w: Workload, m: Model | None, assumed: tuple[Assumption, ...]) -> str:
     L = env.lang
-    a = {x.name: x for x in assumed}
-    batch = a.get(_BATCH_SIZE)
+    # the batch assumed (the last one listed), and whether the task and the context are among them
+    batch: Assumption | None = None
+    task = seq_len = False
+    for x in assumed:
+        name = x.name
+        if name == _BATCH_SIZE:
+            batch = x
+        elif name == _TASK:
+            task = True
+        elif name == _SEQ_LEN:
+            seq_len = True
     extra = ""
     if batch is not None and batch.value:
         key = "assume.batch" if batch.stated else "assume.batch_default"
@@ -266,7 +275,7 @@ def assumption_line(env: Env, w: Workload, m: Model | None, assumed: tuple[Assum
         extra += t(L, "assume.eager")
     hint = change_hint(env, w, m) if m is not None else ""
     # the engine leaves the context out of a longest-context answer's assumptions (it is solved for)
-    context = _TASK not in a or _SEQ_LEN in a
+    context = not task or seq_len
     return t(L, "assume.line", desc=describe(env, w, context=context), extra=extra, hint=hint).rstrip()
 
 

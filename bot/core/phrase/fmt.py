@@ -54,13 +54,15 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
 def gb(value_gb: float, lang: Lang) -> str:
     """Decimal GB with a precision that fits the size: 0.61 GB, 8.3 GB, 141 GB."""
     v = value_gb
-    # num() written out (a reply says ~10 sizes): the same format and signs
+    # num(round(v, n), lang, n) written out, without the round: ``format`` rounds the exact value to
+    # n places as round() does (both correctly rounded, half to even), and round(v, n) costs a
+    # decimal conversion of its own (a reply says ~10 sizes)
     if v >= 100:
         out = format(round(v), ",.0f")
     elif v < 1:
-        out = format(round(v, 2), ",.2f")
+        out = format(v, ",.2f")
     else:
-        out = format(round(v, 1), ",.1f")
+        out = format(v, ",.1f")
     table = _symbols(lang)
     return f"{out} GB" if table is None else f"{out.translate(table)} GB"
 
@@ -100,4 +102,4 @@ def percent(fraction: float, lang: Lang) -> str:
 
 def ratio(value: float, lang: Lang) -> str:
     """A speed ratio: 1.10x."""
-    return f"{num(round(value, 2), lang, 2)}x"
+    return f"{num(value, lang, 2)}x"  # (num rounds to 2 places as round(value, 2) does)
