@@ -500,7 +500,12 @@ def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
         items += [p.gpu for p in result.picks]
     if isinstance(result, FilterResult):
         items += list(result.gpus)
-    return tuple(dict.fromkeys([f"{it.name}: {it.source}" for it in items]))  # (each once, in order)
+    out: list[str] = []
+    for it in items:  # (a list scan, not a dict: the few long strings are then never hashed)
+        s = f"{it.name}: {it.source}"
+        if s not in out:
+            out.append(s)
+    return tuple(out)
 
 
 def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:

@@ -57,12 +57,13 @@ def gb(value_gb: float, lang: Lang) -> str:
     # num(round(v, n), lang, n) written out, without the round: ``format`` rounds the exact value to
     # n places as round() does (both correctly rounded, half to even), and round(v, n) costs a
     # decimal conversion of its own (a reply says ~10 sizes)
+    # (between -1,000 and 100 there is nothing to group: "%" formats the same digits, faster)
     if v >= 100:
         out = format(round(v), ",.0f")
     elif v < 1:
-        out = format(v, ",.2f")
+        out = "%.2f" % v if v > -1000 else format(v, ",.2f")  # noqa: UP031
     else:
-        out = format(v, ",.1f")
+        out = "%.1f" % v  # noqa: UP031
     table = _symbols(lang)
     return f"{out} GB" if table is None else f"{out.translate(table)} GB"
 
