@@ -25,7 +25,7 @@ from babel.messages.pofile import read_po
 from bot.core import gated_re
 from bot.core.types import Lang
 
-__all__ = ["LOCALES_DIR", "CATALOG_LANGS", "messages", "t", "to_traditional", "placeholders"]
+__all__ = ["LOCALES_DIR", "CATALOG_LANGS", "messages", "t", "word", "to_traditional", "placeholders"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,16 @@ def t(lang: Lang, key: str, /, **values: Any) -> str:
         return _PLAIN[lang][key]
     except KeyError:
         return _plain(lang, key)
+
+
+def word(lang: Lang, key: str, value: Any) -> str:
+    """``t(lang, key)`` when the catalog has ``key``, else ``str(value)`` (the word for an enum
+    value, common.enum_word): a sentence already said is found in one look-up."""
+    try:
+        return _PLAIN[lang][key]
+    except KeyError:
+        pass
+    return t(lang, key) if key in messages(lang) else str(value)
 
 
 def _plain(lang: Lang, key: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.core.names import card_label, short_name
 from bot.core.phrase import fmt
-from bot.core.phrase.catalog import messages, t
+from bot.core.phrase.catalog import t, word
 from bot.core.quick_init import quick_init
 from bot.core.results import Assumption, AssumptionName, ChangeKind, FixOption
 from bot.core.types import Lang, Method, Note, NoteCode, Optimizer, Precision, Task
@@ -82,9 +82,7 @@ def gb_band(env: Env, value_gb: float, low: float | None, high: float | None) ->
 
 def enum_word(env: Env, group: str, value: Any) -> str:
     """The word for an enum value ("opt.adamw" -> "AdamW"); the value itself when none is written."""
-    key = f"{group}.{value}"
-
-    return t(env.lang, key) if key in messages(env.lang) else str(value)
+    return word(env.lang, f"{group}.{value}", value)
 
 
 def _cny(env: Env, usd: float) -> str:
@@ -193,6 +191,7 @@ def describe(env: Env, w: Workload, *, context: bool = True) -> str:
     """The workload in one line a user can correct in a follow-up (``context``: say the context
     length; a longest-context answer solves for it instead)."""
     L = env.lang
+    trains = w.trains  # (a property: read once)
     parts: list[str] = []
     if w.task is _INFERENCE:
         parts.append(t(L, "wl.inference"))
@@ -205,9 +204,9 @@ def describe(env: Env, w: Workload, *, context: bool = True) -> str:
         parts.append(t(L, "wl.full_finetune" if w.task is _FINETUNE else "wl.training"))
     if w.method is not _QLORA:
         parts.append(_precision_phrase(env, w))
-    if w.trains and w.method is not _FULL and w.lora_targets != "all-linear":
+    if trains and w.method is not _FULL and w.lora_targets != "all-linear":
         parts.append(t(L, "wl.lora_on", targets=enum_word(env, "target", w.lora_targets)))
-    if w.trains and (w.method is _FULL or w.optimizer is not _ADAMW):
+    if trains and (w.method is _FULL or w.optimizer is not _ADAMW):
         parts.append(enum_word(env, "opt", w.optimizer))
     if w.seq_len and w.task is _INFERENCE:
         if context:
@@ -219,10 +218,10 @@ def describe(env: Env, w: Workload, *, context: bool = True) -> str:
     if w.resolution:
         parts.append(t(L, "wl.px", px=w.resolution))
     if w.offload_text_encoders:
-        parts.append(t(L, "wl.cache_te" if w.trains else "wl.offload"))
+        parts.append(t(L, "wl.cache_te" if trains else "wl.offload"))
     if w.cpu_offload:
         parts.append(t(L, "wl.cpu_offload"))
-    if w.trains and w.grad_checkpointing:
+    if trains and w.grad_checkpointing:
         parts.append(t(L, "wl.ckpt"))
     if w.num_gpus > 1:
         parts.append(t(L, "wl.cards", n=w.num_gpus, par=enum_word(env, "par", w.parallelism)))
@@ -285,9 +284,9 @@ def change_hint(env: Env, w: Workload, m: Model) -> str:
     if m.kind in ("cnn", "diffusion"):
         return t(L, "hint.image_inference" if w.task is _INFERENCE else "hint.image_training")
     if w.task is _INFERENCE:
-        quantized = w.precision.value in ("int4", "int8", "fp8")
+        quantized = w.precision in ("int4", "int8", "fp8")  # (StrEnum members equal their values)
         return t(L, "hint.llm_inference_quantized" if quantized else "hint.llm_inference")
-    if w.method.value in ("lora", "qlora"):
+    if w.method in ("lora", "qlora"):
         return t(L, "hint.adapter")
     return t(L, "hint.training")
 
