@@ -16,7 +16,7 @@ import logging
 import re
 from collections.abc import Callable
 
-from bot.core import conversation, language, render, specs_fallback
+from bot.core import conversation, gated_re, language, render, specs_fallback
 from bot.core.copy_with import copy_with
 from bot.core.engine import compute
 from bot.core.engine.speed_answers import speed_json
@@ -74,6 +74,7 @@ _PICKS = (RecommendResult, GeneralResult)
 _SPEEDS = (SpeedResult, TimeResult, ServeResult)
 _NAMES_SAID = (FitResult, InfoResult, ModelPicksResult)  # (no card-like name check for these)
 _HELP_LIST = (Intent.HELP, Intent.LIST)
+_DIGITS = gated_re.compile(r"\d+")  # (compiled once: re.findall looks its pattern up per call)
 
 
 def answer(
@@ -384,7 +385,7 @@ def _unrecognized(q: Query, result: Result) -> list[str]:
 
         named = " ".join(q.gpus)
         for phrase in specs_fallback.card_mentions(q.text):
-            digits = re.findall(r"\d+", phrase)
+            digits = _DIGITS.findall(phrase)
             if phrase in out or (digits and all(d in named for d in digits)):
                 continue  # the card the question named ("rtx 3090" -> rtx-3090): cheap check first
             if any(m.kind == "gpu" for m in get_matcher().mentions(normalize(phrase), "gpu")):
