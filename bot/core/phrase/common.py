@@ -292,8 +292,8 @@ def change_hint(env: Env, w: Workload, m: Model) -> str:
 
 
 def breakdown_line(env: Env, parts: list[tuple[str, float]]) -> str:
-    sep = t(env.lang, "sep.parts")
-    return sep.join(t(env.lang, f"part.{name}", gb=gb(env, v)) for name, v in parts)
+    L = env.lang
+    return t(L, "sep.parts").join([t(L, f"part.{name}", gb=fmt.gb(v, L)) for name, v in parts])
 
 
 def throughput_phrase(env: Env, value: float | None, unit: str | None) -> str:

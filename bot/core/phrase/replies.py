@@ -526,7 +526,7 @@ def reasons_phrase(env: Env, reasons: tuple[Reason, ...], seq_len: int | None) -
         elif c is _CHEAPEST_MIN_VRAM:
             out.append(t(L, "reason.cheapest_min_vram", gb=f"{r.value:g}"))
         else:
-            out.append(t(L, f"reason.{c}"))
+            out.append(t(L, _REASON_KEYS.get(c) or f"reason.{c}"))
     return t(L, "sep.semicolon").join(out)
 
 
@@ -534,6 +534,7 @@ _FITS_BATCH = ReasonCode.FITS_BATCH
 _RELATIVE_SPEED = ReasonCode.RELATIVE_SPEED
 _BEST_VALUE_MIN_VRAM = ReasonCode.BEST_VALUE_MIN_VRAM
 _CHEAPEST_MIN_VRAM = ReasonCode.CHEAPEST_MIN_VRAM
+_REASON_KEYS = {c: f"reason.{c}" for c in ReasonCode}  # (the catalog key of each reason, made once)
 
 
 def recommend(env: Env, r: RecommendResult) -> Phrased:
