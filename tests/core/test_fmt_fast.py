@@ -60,3 +60,16 @@ def test_gb_and_ratio_match_round_then_format() -> None:
             assert _outcome(fmt.ratio, v, lang) == _outcome(
                 lambda x, L: f"{_num(round(x, 2), L, 2)}x", v, lang
             ), v
+
+
+def test_num_rounds_as_round_does() -> None:
+    # the phrasing passes a ratio straight to num(v, lang, n) where it wrote num(round(v, n), lang, n)
+    rng = random.Random(12)
+    values = (
+        [k / 1000 for k in range(0, 5_000)]
+        + [rng.uniform(0, 50) for _ in range(5_000)]
+        + [0.05, 0.15, 0.25, 2.675]
+    )
+    for n in (1, 2):
+        for v in values:
+            assert fmt.num(v, Lang.EN, n) == fmt.num(round(v, n), Lang.EN, n), (v, n)

@@ -773,7 +773,7 @@ def compare(env: Env, r: CompareResult) -> Phrased:
             L,
             "cmp.faster",
             fast=label(r.fast),
-            x=fmt.num(round(r.ratio, 1), L, 1),
+            x=fmt.num(r.ratio, L, 1),
             slow=label(r.slow),
             subject=subject,
         )
@@ -800,7 +800,7 @@ def compare(env: Env, r: CompareResult) -> Phrased:
                 env,
                 [t(L, "cmp.model_ok" if ok else "cmp.model_no", model=name) for _, name, ok in x.per_model],
             )
-        value = t(L, "cmp.value", v=fmt.num(round(x.value, 2), L, 2)) if x.value else t(L, "cmp.na")
+        value = t(L, "cmp.value", v=fmt.num(x.value, L, 2)) if x.value else t(L, "cmp.na")
         tp = throughput_phrase(env, x.throughput, x.throughput_unit)
         each = t(L, "cmp.each") if x.count > 1 else ""
         pl = (
@@ -896,7 +896,7 @@ def compare_verdict_line(env: Env, r: CompareResult) -> str:
         memory = t(L, "compare.mem_same", gb=f"{d.vram_best:g}")
     else:
         memory = t(L, "compare.mem_more", gb=f"{d.vram_best:g}", other_gb=f"{d.vram_other:g}")
-    speed = fmt.num(round(d.speed_ratio, 2), L, 2)
+    speed = fmt.num(d.speed_ratio, L, 2)
     code = d.code.value
     if code == "only_fits":
         return t(L, "compare.verdict_only_fits", work=work, best=best, other=other)
@@ -924,7 +924,7 @@ def compare_verdict_line(env: Env, r: CompareResult) -> str:
         other=other,
         memory=memory,
         speed=speed,
-        price=fmt.num(round(d.price_ratio, 2), L, 2),
+        price=fmt.num(d.price_ratio, L, 2),
     )
 
 
