@@ -30,6 +30,7 @@ from bot.core.phrase.prices import stale_line
 from bot.core.prices import STALE_MONTHS, is_stale
 from bot.core.results import (
     AdviceResult,
+    ChangeKind,
     CompareResult,
     DealResult,
     FailedResult,
@@ -41,6 +42,7 @@ from bot.core.results import (
     InfoResult,
     ModelPicksResult,
     MultiResult,
+    Reason,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -138,8 +140,12 @@ def _carried(
     what it knows after this turn goes into ``extra`` (additive JSON). Worked out before the Answer
     is built, so the Answer is built once (not built, then copied with its context)."""
 
-    shown = tuple(
-        float(p) for p in [r.price_usd for r in recs] + [c.price_usd for c in comparison] if p is not None
+    shown = (
+        tuple(
+            float(p) for p in [r.price_usd for r in recs] + [c.price_usd for c in comparison] if p is not None
+        )
+        if recs or comparison
+        else ()
     )
     ctx = conversation.carry(context, q, lang, shown)
     if context is not None:  # a conversation: what it knows after this turn (additive JSON)
@@ -230,7 +236,7 @@ def _assemble(
                 throughput=p.throughput,
                 throughput_unit=p.throughput_unit,
                 price_label=ph.price_labels[i] if i < len(ph.price_labels) else "",
-                reasons=tuple([r.to_json() for r in p.reasons]),
+                reasons=tuple(map(Reason.to_json, p.reasons)),
             )
             for i, p in enumerate(result.picks)
         )
@@ -533,8 +539,6 @@ def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
 
 def _cards_of_fix(it: FitItem) -> int | None:
     """The card count of a fit item's change that only adds cards (training: "on 2 cards, sharded")."""
-    from bot.core.results import ChangeKind
-
     for f in it.fixes:
         if f.num_gpus > 1 and all(c.kind is ChangeKind.NUM_GPUS for c in f.changes):
             return int(f.num_gpus)

@@ -294,8 +294,6 @@ def _how_many_lead(env: Env, r: FitResult, model: str, card: str) -> str | None:
     """ "How many H100 for DeepSeek-V3: 8x for FP8, 8x for Q4_K_M": the fewest cards each build
     needs (one when it fits a card), best build first; None when no build has a count."""
     L = env.lang
-    from bot.core.phrase.common import format_label
-
     counts: list[str] = []
     for it in r.items:
         label = format_label(it.entry.format) if it.entry.format else str(it.workload.precision)
