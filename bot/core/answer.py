@@ -21,7 +21,7 @@ from bot.core import conversation, gated_re, language, render, specs_fallback
 from bot.core.copy_with import copy_with
 from bot.core.engine import compute
 from bot.core.engine.speed_answers import speed_json
-from bot.core.knowledge import Catalog, get_catalog
+from bot.core.knowledge import GPU, Catalog, Model, get_catalog
 from bot.core.limits import validate_query
 from bot.core.matching import get_matcher, normalize
 from bot.core.names import card_label
@@ -503,9 +503,9 @@ _card = card_label  # (GPU -> "RTX 3090 24 GB")
 
 
 def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
-    items = [cat.models[m] for m in q.models if m in cat.models] + [
-        cat.gpus[g] for g in q.gpus if g in cat.gpus
-    ]
+    models, gpus = cat.models, cat.gpus  # (one .get per name, not "in" and then a subscript)
+    items: list[Model | GPU] = [m for k in q.models if (m := models.get(k)) is not None]
+    items += [g for k in q.gpus if (g := gpus.get(k)) is not None]
     if isinstance(result, _PICKS):
         items += [p.gpu for p in result.picks]
     if isinstance(result, FilterResult):
