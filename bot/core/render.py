@@ -51,10 +51,10 @@ def lay_out(
     if choices:
         options = "  ".join(f"[{i}] {c.label}" for i, c in enumerate(choices, 1))
         tail.append(t(lang, "render.options", options=options))
-    body = list(details)
-    text = _join(head, body, tail)
+    text = _join(head, details, tail)
     if len(text) <= max_chars:
         return text
+    body = list(details)
     # drop detail lines from the end until it fits, then say so
     while body and len(_join(head, body, tail)) + 30 > max_chars:
         body.pop()
@@ -64,5 +64,5 @@ def lay_out(
     return text
 
 
-def _join(head: list[str], body: list[str], tail: list[str]) -> str:
-    return "\n".join(line for line in (*head, *body, *tail) if line)
+def _join(head: list[str], body: Sequence[str], tail: list[str]) -> str:
+    return "\n".join(filter(None, (*head, *body, *tail)))  # (the empty lines left out)

@@ -34,6 +34,10 @@ def _symbols(lang: Lang) -> dict[int, str] | None:
     return str.maketrans({",": sym["group"], ".": sym["decimal"]})
 
 
+# the format spec of each number of digits (made once, not per figure)
+_SPECS = {d: f",.{d}f" for d in range(7)}
+
+
 def num(value: float, lang: Lang, digits: int = 0) -> str:
     """A number with the locale's grouping and decimal signs (CLDR): 1,234 / 1,234.5.
 
@@ -41,7 +45,8 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
     Babel's CLDR data: the same result as ``format_decimal`` for these
     patterns, at a fraction of the cost (it runs for every figure of a reply).
     """
-    out = f"{value:,.{digits}f}"
+    spec = _SPECS.get(digits)
+    out = format(value, spec) if spec is not None else f"{value:,.{digits}f}"
     table = _symbols(lang)
     return out if table is None else out.translate(table)
 
@@ -49,13 +54,18 @@ def num(value: float, lang: Lang, digits: int = 0) -> str:
 def gb(value_gb: float, lang: Lang) -> str:
     """Decimal GB with a precision that fits the size: 0.61 GB, 8.3 GB, 141 GB."""
     v = value_gb
+    # num(round(v, n), lang, n) written out, without the round: ``format`` rounds the exact value to
+    # n places as round() does (both correctly rounded, half to even), and round(v, n) costs a
+    # decimal conversion of its own (a reply says ~10 sizes)
+    # (between -1,000 and 100 there is nothing to group: "%" formats the same digits, faster)
     if v >= 100:
-        return f"{num(round(v), lang)} GB"
-    if v >= 10:
-        return f"{num(round(v, 1), lang, 1)} GB"
-    if v < 1:
-        return f"{num(round(v, 2), lang, 2)} GB"
-    return f"{num(round(v, 1), lang, 1)} GB"
+        out = format(round(v), ",.0f")
+    elif v < 1:
+        out = "%.2f" % v if v > -1000 else format(v, ",.2f")  # noqa: UP031
+    else:
+        out = "%.1f" % v  # noqa: UP031
+    table = _symbols(lang)
+    return f"{out} GB" if table is None else f"{out.translate(table)} GB"
 
 
 @functools.lru_cache(maxsize=8192)
@@ -93,4 +103,4 @@ def percent(fraction: float, lang: Lang) -> str:
 
 def ratio(value: float, lang: Lang) -> str:
     """A speed ratio: 1.10x."""
-    return f"{num(round(value, 2), lang, 2)}x"
+    return f"{num(value, lang, 2)}x"  # (num rounds to 2 places as round(value, 2) does)

@@ -124,7 +124,7 @@ def rent_buy(env: Env, r: RentBuyResult) -> Phrased:
             )
         )
     for x in sorted(rob.rent, key=lambda x: x.usd)[:3]:
-        faster = "" if x.same_card else t(L, "rob.faster", x=fmt.num(round(x.relative_speed, 1), L, 1))
+        faster = "" if x.same_card else t(L, "rob.faster", x=fmt.num(x.relative_speed, L, 1))
         details.append(
             t(
                 L,
