@@ -12,8 +12,13 @@ from cachetools import LRUCache
 from rapidfuzz import utils
 
 from bot.config import BOUNDS
+from bot.core import gated_re
 from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokenize, tokens
 from bot.core.quick_init import quick_init
+
+_NOT_ALNUM_RE = gated_re.compile(
+    r"[^a-z0-9]+"
+)  # what the tokenizer never puts in a token (besides "." in numbers)
 
 __all__ = [
     "AMBIGUOUS_NAMES",
@@ -170,7 +175,7 @@ class NameIndex:
         # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
         # a model key's other readings (alternatives): at most one entry per key of the catalog
         self._alternatives: dict[str, tuple[str, ...]] = {}
-        self._alt_heads: tuple[str, ...] | None = None
+        self._alt_shapes: frozenset[str] | None = None
         self._suggest_cache: LRUCache[
             tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
         ] = LRUCache(maxsize=BOUNDS.suggest_pools)
@@ -396,8 +401,9 @@ class NameIndex:
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
         norm = normalize(text)
-        if not any(head in norm for head in self._alternative_heads()):
-            return ()  # (a text's first word is in it, and a key with alternatives begins with one)
+        shapes = self._alternative_shapes()
+        if shapes is not None and len(norm) < 600 and _NOT_ALNUM_RE.sub("", norm) not in shapes:
+            return ()  # (most names: no key with alternatives has these letters and digits)
         words = [t.text for t in tokenize(norm)]
         return self._alternatives_of(" ".join(words)) if words else ()
 
@@ -416,13 +422,17 @@ class NameIndex:
             hit = self._alternatives[key] = tuple(out)
         return hit
 
-    def _alternative_heads(self) -> tuple[str, ...]:
-        """The first words of the model keys that have alternatives (~20), once per catalog."""
-        if self._alt_heads is None:
-            self._alt_heads = tuple(
-                sorted({key.split(" ")[0] for key in self._keys if self._alternatives_of(key)})
-            )
-        return self._alt_heads
+    def _alternative_shapes(self) -> frozenset[str] | None:
+        """The letters and digits of each model key that has alternatives (~30), once per catalog: the
+        tokens of a text (under 600 characters, so never cut) hold its letters and digits in order, so
+        a text whose letters and digits are none of these is no such key. None (no shortcut) when a
+        key holds "gb", which the tokenizer writes for a "g" or "gig" after a number."""
+        if self._alt_shapes is None:
+            keys = [key for key in self._keys if self._alternatives_of(key)]
+            if any("gb" in key.split(" ") for key in keys):
+                return None
+            self._alt_shapes = frozenset(_NOT_ALNUM_RE.sub("", key) for key in keys)
+        return self._alt_shapes
 
     def family_key(self, gid: str) -> str | None:
         return self._family_of.get(gid)
