@@ -16,9 +16,8 @@ from bot.core import gated_re
 from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokenize, tokens
 from bot.core.quick_init import quick_init
 
-_NOT_ALNUM_RE = gated_re.compile(
-    r"[^a-z0-9]+"
-)  # what the tokenizer never puts in a token (besides "." in numbers)
+# what the tokenizer never puts in a token (besides "." in numbers)
+_NOT_ALNUM_RE = gated_re.compile(r"[^a-z0-9]+")
 
 __all__ = [
     "AMBIGUOUS_NAMES",
