@@ -517,7 +517,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             or (last.intent is Intent.RENT_OR_BUY and _states_hours(norm))  # "每天8小时呢"
         ),
         count_stated=num_gpus is not None,
-        fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
+        fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not intent.asks_recommend(masked, read),
         budget_bare=chosen is not None
         and budget_usd is not None
         and bool(_BARE_AMOUNT_RE.fullmatch(chosen.text)),
