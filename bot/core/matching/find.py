@@ -48,8 +48,17 @@ class MentionFinder(NameIndex):
     def _correct(self, word: str) -> tuple[str, float] | None:
         if len(word) < 4 or not word.isalpha() or word in STOP_WORDS or word in self._vocab:
             return None
+        typed = utils.default_process(word)
+        # the best word must have the typed first letter: when none of those is near enough, the best
+        # of them all is not either (one search of ~8 words instead of ~180: most words typed)
+        same_first = self._vocab_by_first.get(word[0])
+        if not same_first or (
+            process.extractOne(typed, same_first, scorer=fuzz.ratio, processor=None, score_cutoff=WORD_CUTOFF)
+            is None
+        ):
+            return None
         best = process.extractOne(
-            utils.default_process(word),
+            typed,
             self._vocab_processed,  # (processed once per catalog; the same scores, in the same order)
             scorer=fuzz.ratio,
             processor=None,

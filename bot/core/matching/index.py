@@ -318,6 +318,10 @@ class NameIndex:
         self._vocab_list = sorted(self._vocab)
         # rapidfuzz's processed form of each, once: extractOne would process all of them per call
         self._vocab_processed = [utils.default_process(w) for w in self._vocab_list]
+        # the same, of the words with each first letter: a correction keeps the first letter
+        self._vocab_by_first: dict[str, list[str]] = {}
+        for w, p in zip(self._vocab_list, self._vocab_processed, strict=True):
+            self._vocab_by_first.setdefault(w[0], []).append(p)
         # inner words of model names that belong to at most 3 models ("diffusion")
         owners: dict[str, set[str]] = {}
         for heads in self._model_tokens.values():
