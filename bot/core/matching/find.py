@@ -107,12 +107,28 @@ class MentionFinder(NameIndex):
         out: list[Mention] = []
         used = [False] * len(work)
         texts = [t.text for t in work]
-        starts = self._starts
+        starts, singles = self._starts, self._single_starts
+        word_prefixes, prefixes = self._heads
+        n_work = len(work)
         i = 0
-        while i < len(work):
+        while i < n_work:
             # most words start no name: a key starting at a word is one of its keys' first words, and
             # a compact key (the one-word lookup) is a prefix of itself
-            hit = self._match_at(work, i, kind, texts) if texts[i] in starts else None
+            w = texts[i]
+            if w not in starts:
+                i += 1
+                continue
+            if w not in singles:
+                # no name of this word alone: one goes on with the next token, with a space or without
+                # (what _runs_at reads first; most such words, "b" of "8 b", "a", "3", go on with none)
+                nxt = texts[i + 1] if i + 1 < n_work else None
+                if nxt is None or not (
+                    (w in word_prefixes and f"{w} {nxt}" in word_prefixes)
+                    or (w in prefixes and w + nxt in prefixes)
+                ):
+                    i += 1
+                    continue
+            hit = self._match_at(work, i, kind, texts)
             if hit is None:
                 i += 1
                 continue

@@ -192,6 +192,11 @@ class NameIndex:
         # every token a name can start at: a key's first word, or a prefix of a key written without
         # spaces (what :meth:`_runs_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
         self._starts = frozenset(w for w in self._heads[0] if " " not in w) | self._heads[1]
+        # the starts that are a name alone (a key, or a key written without spaces): at the others a
+        # name needs the next token to go on with it ("rtx" "3090"; "b" of "8 b" goes on with nothing)
+        self._single_starts = frozenset(
+            w for w in self._starts if self._keys.get(w) is not None or self._compact.get(w)
+        )
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
