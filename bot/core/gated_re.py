@@ -38,7 +38,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["GatedPattern", "compile", "first_char_class", "required_literals"]
+__all__ = ["GatedPattern", "compile", "first_char_class", "literal_check", "required_literals"]
 
 try:  # Python 3.11+: the parser that re.compile itself uses
     import re._constants as _c
@@ -475,3 +475,12 @@ class _First:
 
 def compile(pattern: str, flags: int | re.RegexFlag = 0) -> GatedPattern:  # noqa: A001 - re.compile's name
     return GatedPattern(re.compile(pattern, flags))
+
+
+def literal_check(pattern: str, flags: int | re.RegexFlag = 0) -> Callable[[str], bool]:
+    """The literal check alone (``may_match``) of a pattern that is never searched (an alternation of a
+    reader's patterns, say), built now: a method taken off a pattern before its first use is the lazy
+    builder (:class:`_First`), one more call on every use."""
+    p = compile(pattern, flags)
+    p._build()
+    return p.may_match

@@ -211,7 +211,7 @@ _KIND_PATTERNS = (
 )
 # only its literal check is kept: the alternation is never searched (the regex audit times what is
 # searched, and the seven patterns are there each on their own)
-_may_be_any_kind = gated_re.compile("|".join(f"(?:{p.pattern})" for p in _KIND_PATTERNS), re.I).may_match
+_may_be_any_kind = gated_re.literal_check("|".join(f"(?:{p.pattern})" for p in _KIND_PATTERNS), re.I)
 
 
 def _may_ask(t: str, low: str) -> bool:

@@ -8,10 +8,12 @@ weights.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.gated_re import GatedPattern
 from bot.core.kv_cache import read as _read_kv_cache
 from bot.core.quick_init import quick_init
@@ -132,7 +134,7 @@ _KNOBS = _rx("|".join(f"(?:{p.pattern})" for p in _KNOB_PATTERNS))
 def _group_gate(patterns: Sequence[tuple[GatedPattern, Any]]) -> Any:
     """The literal check of one alternation of ``patterns`` (only the check is kept: the alternation is
     never searched): False when none of them can match, one check instead of one a pattern."""
-    return _rx("|".join(f"(?:{rx.pattern})" for rx, _ in patterns)).may_match
+    return gated_re.literal_check("|".join(f"(?:{rx.pattern})" for rx, _ in patterns), re.ASCII)
 
 
 # id of each group _first reads (module tuples, alive as long as the module) -> its check; the knobs'
