@@ -121,6 +121,22 @@ _CODE_BEFORE_RE = gated_re.compile(
 )
 
 
+# what a match of each reader below needs for unknown_currencies to keep it (checked before its scan;
+# each reads every amount of a question that has a digit, and most have none of these):
+# a currency word, symbol or Chinese currency word (_NAME_AFTER_RE) ...
+_NAME_GATE = gated_re.literal_check(
+    "|".join(re.escape(x) for x in sorted({*_CURRENCY_WORDS, *_UNKNOWN_SYMBOL_SET, *_CURRENCY_CJK})),
+    re.IGNORECASE,
+)
+# ... an unknown symbol, or letters glued to "$" ("r$", "nt$") (_SYMBOL_BEFORE_RE) ...
+_SYMBOL_GATE = gated_re.literal_check(
+    "|".join([_UNKNOWN_SYMBOLS, *(c + r"\$" for c in "abcdefghijklmnopqrstuvwxyz")]), re.IGNORECASE
+)
+# ... an ISO code with no letter after it and none before it but the "k" / "d" of "5k", "2 grand"
+# (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads)
+_ISO_WORD_RE = gated_re.compile(r"(?<![a-ce-jl-z])(?:" + "|".join(_ISO_4217) + r")(?![a-z])", re.IGNORECASE)
+
+
 def unknown_currencies(
     norm: str, raw: str | None, known: frozenset[str] | set[str]
 ) -> list[tuple[str, int, int]]:
@@ -139,7 +155,7 @@ def unknown_currencies(
             return raw is not None and raw[start : start + len(word)].isupper()
         return True
 
-    for m in _NAME_AFTER_RE.finditer(norm):
+    for m in _NAME_AFTER_RE.finditer(norm) if _NAME_GATE(norm) else ():
         cur = m.group("cur")
         low = cur.lower()
         if low in known:
@@ -150,11 +166,15 @@ def unknown_currencies(
         cjk = next((x for x in _CURRENCY_CJK if low.startswith(x)), None)
         if cjk is not None and cjk not in known:
             out.append((cjk, m.start(), m.start("cur") + len(cjk)))
-    for m in _SYMBOL_BEFORE_RE.finditer(norm):
+    for m in _SYMBOL_BEFORE_RE.finditer(norm) if _SYMBOL_GATE(norm) else ():
         cur = m.group("cur")
         if cur.lower() not in known:
             out.append((cur, m.start(), m.end()))
+    iso = _ISO_WORD_RE.search(norm) is not None
+    capitals = raw is not None and not raw.islower()  # (three capitals after an amount, below)
     for rx in (_CODE_AFTER_RE, _CODE_BEFORE_RE):
+        if not (iso or (capitals and rx is _CODE_AFTER_RE)):
+            continue
         for m in rx.finditer(norm):
             cur = m.group("cur")
             if cur.lower() in _ISO_4217 and cur_ok(cur, m.start("cur")):
