@@ -134,7 +134,16 @@ _SYMBOL_GATE = gated_re.literal_check(
 )
 # ... an ISO code with no letter after it and none before it but the "k" / "d" of "5k", "2 grand"
 # (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads)
-_ISO_WORD_RE = gated_re.compile(r"(?<![a-ce-jl-z])(?:" + "|".join(_ISO_4217) + r")(?![a-z])", re.IGNORECASE)
+# (the codes grouped by first letter, "a(?:ed|fn|...)|b(?:...)": re then enters one group a position)
+_ISO_BY_FIRST: dict[str, list[str]] = {}
+for _code in _ISO_4217:
+    _ISO_BY_FIRST.setdefault(_code[0], []).append(_code[1:])
+_ISO_WORD_RE = gated_re.compile(
+    r"(?<![a-ce-jl-z])(?:"
+    + "|".join(f"{a}(?:{'|'.join(rest)})" for a, rest in sorted(_ISO_BY_FIRST.items()))
+    + r")(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 def unknown_currencies(
