@@ -408,11 +408,13 @@ class NameIndex:
 
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
-        norm = normalize(text)
         shapes = self._alternative_shapes()
-        if shapes is not None and len(norm) < 600 and _NOT_ALNUM_RE.sub("", norm) not in shapes:
+        # (an ASCII text's normal form has the length and the letters and digits of its lower case:
+        # NFKC leaves ASCII alone, "llama.cpp" becomes "llamacpp ", control characters spaces)
+        low = text.lower() if text.isascii() else normalize(text)
+        if shapes is not None and len(low) < 600 and _NOT_ALNUM_RE.sub("", low) not in shapes:
             return ()  # (most names: no key with alternatives has these letters and digits)
-        words = [t.text for t in tokenize(norm)]
+        words = [t.text for t in tokenize(normalize(text))]
         return self._alternatives_of(" ".join(words)) if words else ()
 
     def _alternatives_of(self, key: str) -> tuple[str, ...]:
