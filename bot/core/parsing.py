@@ -346,6 +346,8 @@ def _states_hours(text: str) -> bool:
 def _unique(notes: list[Note]) -> tuple[Note, ...]:
     """The notes once each, in order: a name typed 200 times in one message is asked about
     once (a flood of repeated names once made 157 copies of three questions per query)."""
+    if len(notes) < 2:
+        return tuple(notes)  # (most questions: no note or one; nothing to compare)
     seen: set[str] = set()
     out: list[Note] = []
     for n in notes:
