@@ -417,7 +417,9 @@ def _gpu_mentions(norm: str, catalog: Any) -> list[Mention]:
     if last is not None and last[0] == key:
         return list(last[1])
     cur = _currencies(matcher.catalog)
-    ms = [m for m in matcher.mentions(norm, "gpu", tokenize(norm))]
+    toks = tokenize(norm)
+    # (a question that can name no card, "what gpu for llama 3 8b under $500", is not scanned for one)
+    ms = matcher.mentions(norm, "gpu", toks) if matcher.may_name_gpu(norm, toks) else []
     found = [m for m in ms if not _is_money(m, norm, cur)]
     _LAST_MENTIONS = (key, found)
     return list(found)

@@ -71,6 +71,27 @@ class MentionFinder(NameIndex):
             return None
         return found, float(best[1])
 
+    def may_name_gpu(self, norm: str, toks: Sequence[Token]) -> bool:
+        """False only when ``mentions(norm, "gpu", toks)`` is empty: no word is a card's key, or starts one
+        with the next word (with a space or without), none may be corrected into a card's word (an
+        unknown word is taken to), and no Chinese name of a card is in the text. Cheaper than the scan
+        (no typo search, no runs of words)."""
+        singles, pairs, prefixes = self._gpu_singles, self._gpu_pairs, self._gpu_prefixes
+        vocab = self._vocab
+        texts = [t.text for t in toks]
+        if any(w.isalpha() and len(w) >= 4 and w not in vocab and w not in STOP_WORDS for w in texts):
+            return True  # (a typo's correction: its word is not known here)
+        for i, w in enumerate(texts):
+            if w in singles:
+                return True
+            if i + 1 < len(texts):
+                nxt = texts[i + 1]
+                if f"{w} {nxt}" in pairs or w + nxt in prefixes:
+                    return True
+        return (
+            bool(self._gpu_literals) and not norm.isascii() and any(lit in norm for lit in self._gpu_literals)
+        )
+
     def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
         """Every card / model named in normalised text ``norm``, in order."""
         if toks is None:

@@ -197,6 +197,15 @@ class NameIndex:
         self._single_starts = frozenset(
             w for w in self._starts if self._keys.get(w) is not None or self._compact.get(w)
         )
+        # what a card's name can start with: a card key alone, or two words a card key starts with (with
+        # a space, "rtx 3090", or without, "rtx" "3090" of "rtx3090"); and the Chinese literals of cards
+        # (see MentionFinder.may_name_gpu)
+        gpu_keys = [key for key, t in self._keys.items() if t.kind == "gpu"]
+        gpu_compact = [c for c, t in self._compact.items() if t is not None and t.kind == "gpu"]
+        self._gpu_singles = frozenset(gpu_keys) | frozenset(gpu_compact)
+        self._gpu_pairs = frozenset(" ".join(key.split(" ")[:2]) for key in gpu_keys if " " in key)
+        self._gpu_prefixes = frozenset(c[:k] for c in gpu_compact for k in range(1, len(c) + 1))
+        self._gpu_literals = tuple(lit for lit, t in self._literals.items() if t.kind == "gpu")
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
