@@ -109,25 +109,24 @@ class MentionFinder(NameIndex):
 
     def _token_mentions(self, norm: str, kind: Kind, toks: list[Token]) -> list[Mention]:
         corrected: dict[int, tuple[str, str]] = {}
-        work: list[Token] = []
+        texts = [t[0] for t in toks]  # (each token's text)
+        work: list[Token] = toks  # the tokens, copied once a word is corrected (never changed in place)
         n_corr = 0
-        for idx, t in enumerate(toks):
-            if (
-                n_corr < 12
-                and t.text.isalpha()
-                and len(t.text) >= 4
-                and t.text not in self._vocab
-                and t.text not in STOP_WORDS
-            ):
-                c = self._correct(t.text)
+        vocab = self._vocab
+        for idx, w in enumerate(texts):
+            # the first 12 unknown words of 4+ letters are corrected (the cheap tests first)
+            if len(w) >= 4 and w not in vocab and w not in STOP_WORDS and w.isalpha() and n_corr < 12:
+                c = self._correct(w)
                 n_corr += 1
                 if c is not None:
-                    corrected[idx] = (t.text, c[0])
-                    t = Token(c[0], t.start, t.end, t.spaced)
-            work.append(t)
+                    if work is toks:
+                        work = list(toks)
+                    t = toks[idx]
+                    corrected[idx] = (w, c[0])
+                    work[idx] = Token(c[0], t.start, t.end, t.spaced)
+                    texts[idx] = c[0]
         out: list[Mention] = []
         used = [False] * len(work)
-        texts = [t.text for t in work]
         starts, singles = self._starts, self._single_starts
         word_prefixes, prefixes = self._heads
         n_work = len(work)
@@ -182,7 +181,7 @@ class MentionFinder(NameIndex):
                     start, end, j = min(start, s2), max(end, e2), max(j, j2)
             for k in range(i, j):
                 used[k] = True
-            corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+            corr = tuple(corrected[k] for k in range(i, j) if k in corrected) if corrected else ()
             out.append(
                 Mention(
                     target.kind,
