@@ -228,3 +228,33 @@ def test_intent_reads_recommendation_and_list_words_only_when_asked() -> None:
     assert intent.asks_recommend(masked, read) and intent.asks_list(masked, read)
     read = intent.decide(masked, 0, 0, False, False, None, None)
     assert read.asks_list is True and intent.asks_list(masked, read)
+
+
+def test_suggest_with_the_corrections_already_made_offers_the_same() -> None:
+    typed = [
+        "lamma 3 8b",
+        "mistrall 7b",
+        "bertt base",
+        "whisperr medium",
+        "stable difusion xl",
+        "nvidai a100",
+    ]
+    for name in typed:
+        for kind in ("any", "model", "gpu"):
+            ms = M.mentions(normalize(name), kind)
+            hint = {w: c for m in ms for w, c in m.corrected}
+            assert M.suggest(name, kind, 3, corrections=hint) == M.suggest(name, kind, 3), (name, kind)
+    assert any(m.corrected for m in M.mentions(normalize("lamma 3 8b")))
+
+
+def test_a_printable_text_is_normalised_as_with_the_control_table() -> None:
+    import unicodedata
+
+    from bot.core.matching.text import _CONTROL_TO_SPACE
+
+    rnd = random.Random(8)
+    chars = [chr(i) for i in range(0x250)] + ["\u2028", "\u200b", "\ufeff", "\u3000", "中", "\x85", "\xa0"]
+    for _ in range(3000):
+        s = "".join(rnd.choice(chars) for _ in range(rnd.randint(0, 10)))
+        t = unicodedata.normalize("NFKC", s).lower()
+        assert (t if t.isprintable() else t.translate(_CONTROL_TO_SPACE)) == t.translate(_CONTROL_TO_SPACE)

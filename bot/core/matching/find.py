@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rapidfuzz import fuzz, process, utils
 
@@ -92,11 +92,19 @@ class MentionFinder(NameIndex):
             bool(self._gpu_literals) and not norm.isascii() and any(lit in norm for lit in self._gpu_literals)
         )
 
-    def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
-        """Every card / model named in normalised text ``norm``, in order."""
+    def mentions(
+        self,
+        norm: str,
+        kind: Kind = "any",
+        toks: list[Token] | None = None,
+        corrections: Mapping[str, str] | None = None,
+    ) -> list[Mention]:
+        """Every card / model named in normalised text ``norm``, in order. ``corrections``: typed word ->
+        the catalog word :meth:`_correct` gives it, known from another scan of the same question
+        (a mention's ``corrected``): not searched again."""
         if toks is None:
             toks = tokenize(norm)
-        out = self._token_mentions(norm, kind, toks) if toks else []
+        out = self._token_mentions(norm, kind, toks, corrections) if toks else []
         if self._literals and not norm.isascii():
             for lit, target in self._literals.items():
                 if kind not in ("any", target.kind):
@@ -107,7 +115,9 @@ class MentionFinder(NameIndex):
         out.sort(key=lambda m: m.start)
         return out
 
-    def _token_mentions(self, norm: str, kind: Kind, toks: list[Token]) -> list[Mention]:
+    def _token_mentions(
+        self, norm: str, kind: Kind, toks: list[Token], corrections: Mapping[str, str] | None = None
+    ) -> list[Mention]:
         corrected: dict[int, tuple[str, str]] = {}
         texts = [t[0] for t in toks]  # (each token's text)
         work: list[Token] = toks  # the tokens, copied once a word is corrected (never changed in place)
@@ -116,7 +126,8 @@ class MentionFinder(NameIndex):
         for idx, w in enumerate(texts):
             # the first 12 unknown words of 4+ letters are corrected (the cheap tests first)
             if len(w) >= 4 and w not in vocab and w not in STOP_WORDS and w.isalpha() and n_corr < 12:
-                c = self._correct(w)
+                known = corrections.get(w) if corrections else None
+                c = (known, 0.0) if known is not None else self._correct(w)
                 n_corr += 1
                 if c is not None:
                     if work is toks:

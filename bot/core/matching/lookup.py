@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rapidfuzz import fuzz, process, utils
@@ -35,9 +35,16 @@ class Matcher(MentionFinder):
             log.exception("resolve failed for %r", name)
             return None
 
-    def _resolve(self, name: str, norm: str, toks: list[Token], kind: Kind) -> Match | None:
+    def _resolve(
+        self,
+        name: str,
+        norm: str,
+        toks: list[Token],
+        kind: Kind,
+        corrections: Mapping[str, str] | None = None,
+    ) -> Match | None:
         """:meth:`resolve` of ``name`` normalised (``norm``, cut) and tokenized (``toks``)."""
-        ms = self.mentions(norm, kind, toks)
+        ms = self.mentions(norm, kind, toks, corrections)
         if not toks:
             lit = [m for m in ms if m.text == norm.strip()]
             return (
@@ -91,8 +98,11 @@ class Matcher(MentionFinder):
                 break
         return out
 
-    def suggest(self, name: str, kind: Kind = "any", limit: int = 3) -> list[Match]:
-        """Near misses for "did you mean ...?", best first (may be empty)."""
+    def suggest(
+        self, name: str, kind: Kind = "any", limit: int = 3, corrections: Mapping[str, str] | None = None
+    ) -> list[Match]:
+        """Near misses for "did you mean ...?", best first (may be empty). ``corrections``: typos
+        already corrected in the same question (see :meth:`mentions`)."""
         try:
             norm = normalize(str(name))[:300]
             toks = tokenize(norm)
@@ -101,7 +111,7 @@ class Matcher(MentionFinder):
             out: list[Match] = []
             seen: set[str] = set()
             try:  # (resolve's own work, on the text and tokens already made here)
-                first = self._resolve(name, norm, toks, kind)
+                first = self._resolve(name, norm, toks, kind, corrections)
             except Exception:
                 log.exception("resolve failed for %r", name)
                 first = None

@@ -191,7 +191,10 @@ def resolve(
             typed = base_text[mn.start : mn.end].strip()
             name = matcher.display_name(kind, chosen)
             notes.append(note(NoteCode.CORRECTED, typed=typed, name=name))
-            near = matcher.suggest(typed, "gpu" if kind == "gpu" else "model", limit=3)
+            # (the typos of this name were corrected in the parser's scan: not searched again)
+            near = matcher.suggest(
+                typed, "gpu" if kind == "gpu" else "model", limit=3, corrections=dict(mn.corrected)
+            )
             alt_ids = [chosen] + [m.id for m in near if m.id != chosen]
             suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[name]))
             for i in alt_ids[:3]:
