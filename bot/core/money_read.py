@@ -133,16 +133,18 @@ _SYMBOL_GATE = gated_re.literal_check(
     "|".join([_UNKNOWN_SYMBOLS, *(c + r"\$" for c in "abcdefghijklmnopqrstuvwxyz")]), re.IGNORECASE
 )
 # ... an ISO code with no letter after it and none before it but the "k" / "d" of "5k", "2 grand"
-# (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads)
-# (the codes grouped by first letter, "a(?:ed|fn|...)|b(?:...)": re then enters one group a position)
+# (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads). Searched in the
+# lowered text, case-sensitive: a code's letters lower to ASCII ("usd", "USD", the Kelvin sign's "k"),
+# and a letter next to it that the IGNORECASE scans read as a letter is one after lower() too; each
+# group starts with its letter and checks the one before it after it, so re skips the groups whose
+# letter is not there (the codes grouped by first letter, "a(?<!...)(?:ed|fn|...)|b...")
 _ISO_BY_FIRST: dict[str, list[str]] = {}
 for _code in _ISO_4217:
     _ISO_BY_FIRST.setdefault(_code[0], []).append(_code[1:])
 _ISO_WORD_RE = gated_re.compile(
-    r"(?<![a-ce-jl-z])(?:"
-    + "|".join(f"{a}(?:{'|'.join(rest)})" for a, rest in sorted(_ISO_BY_FIRST.items()))
-    + r")(?![a-z])",
-    re.IGNORECASE,
+    "(?:"
+    + "|".join(f"{a}(?<![a-ce-jl-z].)(?:{'|'.join(rest)})" for a, rest in sorted(_ISO_BY_FIRST.items()))
+    + r")(?![a-z])"
 )
 
 
@@ -179,7 +181,7 @@ def unknown_currencies(
         cur = m.group("cur")
         if cur.lower() not in known:
             out.append((cur, m.start(), m.end()))
-    iso = _ISO_WORD_RE.search(norm) is not None
+    iso = _ISO_WORD_RE.search(norm.lower()) is not None
     capitals = raw is not None and not raw.islower()  # (three capitals after an amount, below)
     for rx in (_CODE_AFTER_RE, _CODE_BEFORE_RE):
         if not (iso or (capitals and rx is _CODE_AFTER_RE)):
