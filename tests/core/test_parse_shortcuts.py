@@ -258,3 +258,36 @@ def test_a_printable_text_is_normalised_as_with_the_control_table() -> None:
         s = "".join(rnd.choice(chars) for _ in range(rnd.randint(0, 10)))
         t = unicodedata.normalize("NFKC", s).lower()
         assert (t if t.isprintable() else t.translate(_CONTROL_TO_SPACE)) == t.translate(_CONTROL_TO_SPACE)
+
+
+def test_a_count_is_looked_for_only_where_one_can_end_the_text() -> None:
+    from bot.core.understand import numbers
+
+    pieces = ["2", "16", "x", "X", "×", "*", "-", " ", "\n", "\u3000", "of", "the", "pair", "two", "Two"]
+    pieces += [
+        "quad",
+        "sixteen",
+        "张",
+        "块",
+        "卡",
+        "两",
+        "十",
+        "gpu",
+        "rtx",
+        "2x",
+        "_",
+        "é",
+        "a100",
+        "显",
+        "oof",
+    ]
+    rnd = random.Random(9)
+    texts = [normalize(q) for q in CORPUS]
+    texts += ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6))) for _ in range(20000)]
+    skipped = 0
+    for t in texts:
+        head = t[-40:]
+        if not numbers._may_end_in_count(head):
+            skipped += 1
+            assert numbers._COUNT_BEFORE_RE.search(head) is None, head
+    assert skipped > 5000
