@@ -285,9 +285,14 @@ _LAKH_RE = gated_re.compile(
 )
 
 
+_LAKH_DIGITS_RE = gated_re.compile(r"\d,\d\d,\d")  # what every match of _LAKH_RE holds ("1,00,000")
+
+
 def lakh_amounts(text: str) -> list[tuple[float, int, int]]:
     """(rupees, start, end) for amounts in Indian grouping: "₹1,00,000" is 100,000."""
-    out = []
+    out: list[tuple[float, int, int]] = []
+    if _LAKH_DIGITS_RE.search(text) is None:
+        return out  # (its literal check is a comma, in many questions; its digits seldom are)
     for m in _LAKH_RE.finditer(text):
         digits = m.group("a") or m.group("b")
         out.append((float(digits.replace(",", "")), m.start(), m.end()))
