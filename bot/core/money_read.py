@@ -129,9 +129,15 @@ _NAME_GATE = gated_re.literal_check(
     re.IGNORECASE,
 )
 # ... an unknown symbol, or letters glued to "$" ("r$", "nt$") (_SYMBOL_BEFORE_RE) ...
-_SYMBOL_GATE = gated_re.literal_check(
-    "|".join([_UNKNOWN_SYMBOLS, *(c + r"\$" for c in "abcdefghijklmnopqrstuvwxyz")]), re.IGNORECASE
-)
+_LETTER_DOLLAR_RE = gated_re.compile(r"[a-z]\$", re.IGNORECASE)  # (the letter as that pattern reads it)
+
+
+def _SYMBOL_GATE(text: str) -> bool:  # noqa: N802 - a check named like the patterns it stands beside
+    if "$" in text and _LETTER_DOLLAR_RE.search(text) is not None:
+        return True
+    return not text.isascii() and any(s in text for s in _UNKNOWN_SYMBOL_SET)
+
+
 # ... an ISO code with no letter after it and none before it but the "k" / "d" of "5k", "2 grand"
 # (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads). Searched in the
 # lowered text, case-sensitive: a code's letters lower to ASCII ("usd", "USD", the Kelvin sign's "k"),
