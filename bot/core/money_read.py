@@ -121,6 +121,39 @@ _CODE_BEFORE_RE = gated_re.compile(
 )
 
 
+# what a match of each reader below needs for unknown_currencies to keep it (checked before its scan;
+# each reads every amount of a question that has a digit, and most have none of these):
+# a currency word, symbol or Chinese currency word (_NAME_AFTER_RE) ...
+_NAME_GATE = gated_re.literal_check(
+    "|".join(re.escape(x) for x in sorted({*_CURRENCY_WORDS, *_UNKNOWN_SYMBOL_SET, *_CURRENCY_CJK})),
+    re.IGNORECASE,
+)
+# ... an unknown symbol, or letters glued to "$" ("r$", "nt$") (_SYMBOL_BEFORE_RE) ...
+_LETTER_DOLLAR_RE = gated_re.compile(r"[a-z]\$", re.IGNORECASE)  # (the letter as that pattern reads it)
+
+
+def _SYMBOL_GATE(text: str) -> bool:  # noqa: N802 - a check named like the patterns it stands beside
+    if "$" in text and _LETTER_DOLLAR_RE.search(text) is not None:
+        return True
+    return not text.isascii() and any(s in text for s in _UNKNOWN_SYMBOL_SET)
+
+
+# ... an ISO code with no letter after it and none before it but the "k" / "d" of "5k", "2 grand"
+# (_CODE_AFTER_RE, _CODE_BEFORE_RE: "dollars" holds "ars", which neither reads). Searched in the
+# lowered text, case-sensitive: a code's letters lower to ASCII ("usd", "USD", the Kelvin sign's "k"),
+# and a letter next to it that the IGNORECASE scans read as a letter is one after lower() too; each
+# group starts with its letter and checks the one before it after it, so re skips the groups whose
+# letter is not there (the codes grouped by first letter, "a(?<!...)(?:ed|fn|...)|b...")
+_ISO_BY_FIRST: dict[str, list[str]] = {}
+for _code in _ISO_4217:
+    _ISO_BY_FIRST.setdefault(_code[0], []).append(_code[1:])
+_ISO_WORD_RE = gated_re.compile(
+    "(?:"
+    + "|".join(f"{a}(?<![a-ce-jl-z].)(?:{'|'.join(rest)})" for a, rest in sorted(_ISO_BY_FIRST.items()))
+    + r")(?![a-z])"
+)
+
+
 def unknown_currencies(
     norm: str, raw: str | None, known: frozenset[str] | set[str]
 ) -> list[tuple[str, int, int]]:
@@ -139,7 +172,7 @@ def unknown_currencies(
             return raw is not None and raw[start : start + len(word)].isupper()
         return True
 
-    for m in _NAME_AFTER_RE.finditer(norm):
+    for m in _NAME_AFTER_RE.finditer(norm) if _NAME_GATE(norm) else ():
         cur = m.group("cur")
         low = cur.lower()
         if low in known:
@@ -150,11 +183,15 @@ def unknown_currencies(
         cjk = next((x for x in _CURRENCY_CJK if low.startswith(x)), None)
         if cjk is not None and cjk not in known:
             out.append((cjk, m.start(), m.start("cur") + len(cjk)))
-    for m in _SYMBOL_BEFORE_RE.finditer(norm):
+    for m in _SYMBOL_BEFORE_RE.finditer(norm) if _SYMBOL_GATE(norm) else ():
         cur = m.group("cur")
         if cur.lower() not in known:
             out.append((cur, m.start(), m.end()))
+    iso = _ISO_WORD_RE.search(norm.lower()) is not None
+    capitals = raw is not None and not raw.islower()  # (three capitals after an amount, below)
     for rx in (_CODE_AFTER_RE, _CODE_BEFORE_RE):
+        if not (iso or (capitals and rx is _CODE_AFTER_RE)):
+            continue
         for m in rx.finditer(norm):
             cur = m.group("cur")
             if cur.lower() in _ISO_4217 and cur_ok(cur, m.start("cur")):
@@ -254,9 +291,14 @@ _LAKH_RE = gated_re.compile(
 )
 
 
+_LAKH_DIGITS_RE = gated_re.compile(r"\d,\d\d,\d")  # what every match of _LAKH_RE holds ("1,00,000")
+
+
 def lakh_amounts(text: str) -> list[tuple[float, int, int]]:
     """(rupees, start, end) for amounts in Indian grouping: "₹1,00,000" is 100,000."""
-    out = []
+    out: list[tuple[float, int, int]] = []
+    if _LAKH_DIGITS_RE.search(text) is None:
+        return out  # (its literal check is a comma, in many questions; its digits seldom are)
     for m in _LAKH_RE.finditer(text):
         digits = m.group("a") or m.group("b")
         out.append((float(digits.replace(",", "")), m.start(), m.end()))

@@ -346,6 +346,8 @@ def _states_hours(text: str) -> bool:
 def _unique(notes: list[Note]) -> tuple[Note, ...]:
     """The notes once each, in order: a name typed 200 times in one message is asked about
     once (a flood of repeated names once made 157 copies of three questions per query)."""
+    if len(notes) < 2:
+        return tuple(notes)  # (most questions: no note or one; nothing to compare)
     seen: set[str] = set()
     out: list[Note] = []
     for n in notes:
@@ -517,7 +519,7 @@ def _parse(raw: str, catalog: Any, context: Context | None) -> Query:
             or (last.intent is Intent.RENT_OR_BUY and _states_hours(norm))  # "每天8小时呢"
         ),
         count_stated=num_gpus is not None,
-        fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not read.asks_recommend,
+        fit_words=bool(intent.FIT_STRONG_RE.search(masked)) and not intent.asks_recommend(masked, read),
         budget_bare=chosen is not None
         and budget_usd is not None
         and bool(_BARE_AMOUNT_RE.fullmatch(chosen.text)),

@@ -417,7 +417,9 @@ def _gpu_mentions(norm: str, catalog: Any) -> list[Mention]:
     if last is not None and last[0] == key:
         return list(last[1])
     cur = _currencies(matcher.catalog)
-    ms = [m for m in matcher.mentions(norm, "gpu", tokenize(norm))]
+    toks = tokenize(norm)
+    # (a question that can name no card, "what gpu for llama 3 8b under $500", is not scanned for one)
+    ms = matcher.mentions(norm, "gpu", toks) if matcher.may_name_gpu(norm, toks) else []
     found = [m for m in ms if not _is_money(m, norm, cur)]
     _LAST_MENTIONS = (key, found)
     return list(found)
@@ -438,9 +440,13 @@ def _condition_near(norm: str, start: int, end: int, others: Sequence[tuple[int,
 def quoted_prices(text: str, catalog: Any = None) -> list[QuotedPrice]:
     """Prices the user quotes for a card: each amount (not a limit such as "under $500", not a
     kWh price) paired with the card named nearest before it in the same clause, else after it."""
+    return _quoted_prices(text, normalize(text), catalog)
+
+
+def _quoted_prices(text: str, norm: str, catalog: Any) -> list[QuotedPrice]:
+    """:func:`quoted_prices` with ``norm`` = ``normalize(text)`` (the readers below share one)."""
     matcher = get_matcher(catalog)
     cat = matcher.catalog
-    norm = normalize(text)
     mentions = _gpu_mentions(norm, cat)
     out: list[QuotedPrice] = []
     if not mentions:
@@ -522,7 +528,10 @@ def requote(prev: QuotedPrice, text: str, catalog: Any = None) -> QuotedPrice | 
 
 
 def price_filters(text: str, catalog: Any = None) -> PriceFilters:
-    norm = normalize(text)
+    return _price_filters(text, normalize(text), catalog)
+
+
+def _price_filters(text: str, norm: str, catalog: Any) -> PriceFilters:
     if _NEW_ONLY_RE.search(norm):
         cond: ConditionFilter | None = ConditionFilter.NEW_ONLY
     elif _USED_ONLY_RE.search(norm):
@@ -543,7 +552,10 @@ def price_filters(text: str, catalog: Any = None) -> PriceFilters:
 
 
 def hours_per_day(text: str) -> float | None:
-    norm = normalize(text)
+    return _hours_per_day(normalize(text))
+
+
+def _hours_per_day(norm: str) -> float | None:
     for rx in _HOURS_RES[:2]:
         m = rx.search(norm)
         if m:
@@ -556,7 +568,10 @@ def hours_per_day(text: str) -> float | None:
 
 
 def resale_years(text: str) -> float | None:
-    norm = normalize(text)
+    return _resale_years(normalize(text))
+
+
+def _resale_years(norm: str) -> float | None:
     for rx in _YEARS_RES:
         m = rx.search(norm)
         if m:
@@ -568,9 +583,12 @@ def resale_years(text: str) -> float | None:
 
 def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
     """Electricity price per kWh: "0.30 €/kWh", "$0.15 per kWh", "15 cents per kWh", "电费0.6元/度"."""
+    return _kwh_price(text, normalize(text), catalog)
+
+
+def _kwh_price(text: str, norm: str, catalog: Any) -> KwhPrice | None:
     matcher = get_matcher(catalog)
     cat = matcher.catalog
-    norm = normalize(text)
     rates = getattr(cat, "currencies", {}) or {}
     cjk = bool(_CJK_RE.search(norm))
 
@@ -608,7 +626,10 @@ def kwh_price(text: str, catalog: Any = None) -> KwhPrice | None:
 
 
 def is_rent_or_buy(text: str) -> bool:
-    norm = normalize(text)
+    return _is_rent_or_buy(normalize(text))
+
+
+def _is_rent_or_buy(norm: str) -> bool:
     # "不租云", "I don't want to rent" say no to renting; they do not ask rent or buy
     norm = _NO_CLOUD_RE.sub(lambda m: " " * len(m.group()), norm)
     return bool(_RENT_BUY_RE.search(norm))
@@ -620,29 +641,33 @@ def is_job_cost(text: str) -> bool:
 
 def is_deal_question(text: str, catalog: Any = None) -> bool:
     """A deal question names a card with a price and asks whether it is good / worth it."""
-    norm = normalize(text)
+    return _is_deal_question(text, normalize(text), catalog)
+
+
+def _is_deal_question(text: str, norm: str, catalog: Any) -> bool:
     if not _DEAL_RE.search(norm):
         return False
-    return any(not q.hourly for q in quoted_prices(text, catalog))
+    return any(not q.hourly for q in _quoted_prices(text, norm, catalog))
 
 
 def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
+    norm = normalize(text)  # (once: each reader below took the text and normalised it again)
     kinds: list[PriceQuestionKind] = []
-    job = is_job_cost(text)
+    job = bool(_JOB_RE.search(norm))
     # "租卡微调X要多少钱" (rent a card to fine-tune X: what does it cost) names no buying: a job cost
-    if is_rent_or_buy(text) and not (job and not _BUY_WORD_RE.search(normalize(text))):
+    if _is_rent_or_buy(norm) and not (job and not _BUY_WORD_RE.search(norm)):
         kinds.append(PriceQuestionKind.RENT_OR_BUY)
-    if is_deal_question(text, catalog):
+    if _is_deal_question(text, norm, catalog):
         kinds.append(PriceQuestionKind.DEAL)
     if job:
         kinds.append(PriceQuestionKind.JOB_COST)
     return PriceQuestion(
         kinds=tuple(kinds),
-        quotes=tuple(quoted_prices(text, catalog)),
-        filters=price_filters(text, catalog),
-        hours_per_day=hours_per_day(text),
-        kwh=kwh_price(text, catalog),
-        resale_years=resale_years(text),
+        quotes=tuple(_quoted_prices(text, norm, catalog)),
+        filters=_price_filters(text, norm, catalog),
+        hours_per_day=_hours_per_day(norm),
+        kwh=_kwh_price(text, norm, catalog),
+        resale_years=_resale_years(norm),
     )
 
 
@@ -657,10 +682,10 @@ def says_something(text: str, catalog: Any = None) -> bool:
         or _USED_ONLY_RE.search(norm)
         or _USED_OK_RE.search(norm)
         or _NO_CLOUD_RE.search(norm)
-        or is_job_cost(text)  # the kinds (a deal needs a quote, below)
-        or is_rent_or_buy(text)
-        or hours_per_day(text) is not None
-        or resale_years(text) is not None
-        or kwh_price(text, catalog) is not None
-        or quoted_prices(text, catalog)
+        or _JOB_RE.search(norm)  # the kinds (a deal needs a quote, below)
+        or _is_rent_or_buy(norm)
+        or _hours_per_day(norm) is not None
+        or _resale_years(norm) is not None
+        or _kwh_price(text, norm, catalog) is not None
+        or _quoted_prices(text, norm, catalog)
     )

@@ -303,6 +303,17 @@ def _topic_with_model(q: Query, text: str, n_cards: int) -> tuple[str, dict[str,
     return None
 
 
+def _may_judge_with_model(q: Query, text: str) -> bool:
+    """False when :func:`refine` leaves a question that names a model and fewer than two cards as it
+    is, whatever the gate says: two cards (a mix or a comparison) need two, and :func:`_topic` goes to
+    :func:`_topic_with_model`, whose two topics need no card and a model by its size (or Stable
+    Diffusion), or one card, one model and "worth it"."""
+    n_cards = len(q.gpus)
+    if n_cards == 0:
+        return any(n.code is NoteCode.SIZE_MODEL for n in q.notes) or _sd_family(q)
+    return n_cards == 1 and len(q.models) == 1 and _WORTH_IT.search(text) is not None
+
+
 def _sd_family(q: Query) -> bool:
     """ "for stable diffusion" read as SD 1.5: the family is meant, answered for SD 1.5, SDXL, FLUX."""
     return (
@@ -365,6 +376,8 @@ def refine(q: Query, context: Context | None = None) -> Query:
             return q
         if q.budget_usd is not None or getattr(q, "price_question", None):
             return q
+        if q.models and len(q.gpus) < 2 and not _may_judge_with_model(q, text):
+            return q  # (what the gate decides below changes nothing then: skipped, ~4 us)
         if not GATE.search(text):
             return q
         if q.needs_clarification and not (_SD_BARE.search(text) and _GB.search(text)):

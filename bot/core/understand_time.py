@@ -209,9 +209,26 @@ _KIND_PATTERNS = (
     _RX["target_tps"],
     _WEAK_SPEED_RE,
 )
+_USERS_RE, _TARGET_HOURS_RE, _TARGET_TPS_RE = _RX["users"], _RX["target_hours"], _RX["target_tps"]
 # only its literal check is kept: the alternation is never searched (the regex audit times what is
 # searched, and the seven patterns are there each on their own)
-_may_be_any_kind = gated_re.compile("|".join(f"(?:{p.pattern})" for p in _KIND_PATTERNS), re.I).may_match
+_may_be_any_kind = gated_re.literal_check("|".join(f"(?:{p.pattern})" for p in _KIND_PATTERNS), re.I)
+
+
+_NO_ASK = TimeAsk()  # (frozen: one for every question that asks none)
+
+
+def _any_kind(t: str) -> bool:
+    """Whether a pattern of ``_KIND_PATTERNS`` matches (written out: no generator a question)."""
+    return bool(
+        _SERVE_RE.search(t)
+        or _USERS_RE.search(t)
+        or _TIME_RE.search(t)
+        or _TARGET_HOURS_RE.search(t)
+        or _SPEED_RE.search(t)
+        or _TARGET_TPS_RE.search(t)
+        or _WEAK_SPEED_RE.search(t)
+    )
 
 
 def _may_ask(t: str, low: str) -> bool:
@@ -220,7 +237,7 @@ def _may_ask(t: str, low: str) -> bool:
     amount of data that together make a time question may be there (their literal checks, gated_re)."""
     # each of these matching sets the kind (or the weak speed word) in ``_read``: searched, not only
     # checked for literals ("under" of "under $500", "/" of "w/ qlora" passed the checks of hundreds)
-    if _may_be_any_kind(t) and any(p.search(t) is not None for p in _KIND_PATTERNS):
+    if _may_be_any_kind(t) and _any_kind(t):
         return True
     if _RX["target_img"].may_match(t) and ("image" in low or "图" in low):
         return True
@@ -241,7 +258,7 @@ def _read(text: str, full: bool) -> TimeAsk:
         t = _CN_COUNT_RE.sub(_cn_count_digits, t)
     low = t.lower()
     if not full and not _may_ask(t, low):
-        return TimeAsk()  # no word or figure that makes a speed, time or serving question
+        return _NO_ASK  # no word or figure that makes a speed, time or serving question
     # every figure below but "under a day" needs a digit: a question without one skips them
     digits = DIGIT_RE.search(t) is not None
     samples = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rapidfuzz import fuzz, process, utils
 
@@ -48,8 +48,17 @@ class MentionFinder(NameIndex):
     def _correct(self, word: str) -> tuple[str, float] | None:
         if len(word) < 4 or not word.isalpha() or word in STOP_WORDS or word in self._vocab:
             return None
+        typed = utils.default_process(word)
+        # the best word must have the typed first letter: when none of those is near enough, the best
+        # of them all is not either (one search of ~8 words instead of ~180: most words typed)
+        same_first = self._vocab_by_first.get(word[0])
+        if not same_first or (
+            process.extractOne(typed, same_first, scorer=fuzz.ratio, processor=None, score_cutoff=WORD_CUTOFF)
+            is None
+        ):
+            return None
         best = process.extractOne(
-            utils.default_process(word),
+            typed,
             self._vocab_processed,  # (processed once per catalog; the same scores, in the same order)
             scorer=fuzz.ratio,
             processor=None,
@@ -62,11 +71,40 @@ class MentionFinder(NameIndex):
             return None
         return found, float(best[1])
 
-    def mentions(self, norm: str, kind: Kind = "any", toks: list[Token] | None = None) -> list[Mention]:
-        """Every card / model named in normalised text ``norm``, in order."""
+    def may_name_gpu(self, norm: str, toks: Sequence[Token]) -> bool:
+        """False only when ``mentions(norm, "gpu", toks)`` is empty: no word is a card's key, or starts one
+        with the next word (with a space or without), none may be corrected into a card's word (an
+        unknown word is taken to), and no Chinese name of a card is in the text. Cheaper than the scan
+        (no typo search, no runs of words)."""
+        singles, pairs, prefixes = self._gpu_singles, self._gpu_pairs, self._gpu_prefixes
+        vocab = self._vocab
+        texts = [t.text for t in toks]
+        if any(w.isalpha() and len(w) >= 4 and w not in vocab and w not in STOP_WORDS for w in texts):
+            return True  # (a typo's correction: its word is not known here)
+        for i, w in enumerate(texts):
+            if w in singles:
+                return True
+            if i + 1 < len(texts):
+                nxt = texts[i + 1]
+                if f"{w} {nxt}" in pairs or w + nxt in prefixes:
+                    return True
+        return (
+            bool(self._gpu_literals) and not norm.isascii() and any(lit in norm for lit in self._gpu_literals)
+        )
+
+    def mentions(
+        self,
+        norm: str,
+        kind: Kind = "any",
+        toks: list[Token] | None = None,
+        corrections: Mapping[str, str] | None = None,
+    ) -> list[Mention]:
+        """Every card / model named in normalised text ``norm``, in order. ``corrections``: typed word ->
+        the catalog word :meth:`_correct` gives it, known from another scan of the same question
+        (a mention's ``corrected``): not searched again."""
         if toks is None:
             toks = tokenize(norm)
-        out = self._token_mentions(norm, kind, toks) if toks else []
+        out = self._token_mentions(norm, kind, toks, corrections) if toks else []
         if self._literals and not norm.isascii():
             for lit, target in self._literals.items():
                 if kind not in ("any", target.kind):
@@ -77,33 +115,51 @@ class MentionFinder(NameIndex):
         out.sort(key=lambda m: m.start)
         return out
 
-    def _token_mentions(self, norm: str, kind: Kind, toks: list[Token]) -> list[Mention]:
+    def _token_mentions(
+        self, norm: str, kind: Kind, toks: list[Token], corrections: Mapping[str, str] | None = None
+    ) -> list[Mention]:
         corrected: dict[int, tuple[str, str]] = {}
-        work: list[Token] = []
+        texts = [t[0] for t in toks]  # (each token's text)
+        work: list[Token] = toks  # the tokens, copied once a word is corrected (never changed in place)
         n_corr = 0
-        for idx, t in enumerate(toks):
-            if (
-                n_corr < 12
-                and t.text.isalpha()
-                and len(t.text) >= 4
-                and t.text not in self._vocab
-                and t.text not in STOP_WORDS
-            ):
-                c = self._correct(t.text)
+        vocab = self._vocab
+        for idx, w in enumerate(texts):
+            # the first 12 unknown words of 4+ letters are corrected (the cheap tests first)
+            if len(w) >= 4 and w not in vocab and w not in STOP_WORDS and w.isalpha() and n_corr < 12:
+                known = corrections.get(w) if corrections else None
+                c = (known, 0.0) if known is not None else self._correct(w)
                 n_corr += 1
                 if c is not None:
-                    corrected[idx] = (t.text, c[0])
-                    t = Token(c[0], t.start, t.end, t.spaced)
-            work.append(t)
+                    if work is toks:
+                        work = list(toks)
+                    t = toks[idx]
+                    corrected[idx] = (w, c[0])
+                    work[idx] = Token(c[0], t.start, t.end, t.spaced)
+                    texts[idx] = c[0]
         out: list[Mention] = []
         used = [False] * len(work)
-        texts = [t.text for t in work]
-        starts = self._starts
+        starts, singles = self._starts, self._single_starts
+        word_prefixes, prefixes = self._heads
+        n_work = len(work)
         i = 0
-        while i < len(work):
+        while i < n_work:
             # most words start no name: a key starting at a word is one of its keys' first words, and
             # a compact key (the one-word lookup) is a prefix of itself
-            hit = self._match_at(work, i, kind, texts) if texts[i] in starts else None
+            w = texts[i]
+            if w not in starts:
+                i += 1
+                continue
+            if w not in singles:
+                # no name of this word alone: one goes on with the next token, with a space or without
+                # (what _runs_at reads first; most such words, "b" of "8 b", "a", "3", go on with none)
+                nxt = texts[i + 1] if i + 1 < n_work else None
+                if nxt is None or not (
+                    (w in word_prefixes and f"{w} {nxt}" in word_prefixes)
+                    or (w in prefixes and w + nxt in prefixes)
+                ):
+                    i += 1
+                    continue
+            hit = self._match_at(work, i, kind, texts)
             if hit is None:
                 i += 1
                 continue
@@ -136,7 +192,7 @@ class MentionFinder(NameIndex):
                     start, end, j = min(start, s2), max(end, e2), max(j, j2)
             for k in range(i, j):
                 used[k] = True
-            corr = tuple(corrected[k] for k in range(i, j) if k in corrected)
+            corr = tuple(corrected[k] for k in range(i, j) if k in corrected) if corrected else ()
             out.append(
                 Mention(
                     target.kind,

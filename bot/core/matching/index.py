@@ -12,8 +12,12 @@ from cachetools import LRUCache
 from rapidfuzz import utils
 
 from bot.config import BOUNDS
+from bot.core import gated_re
 from bot.core.matching.text import STOP_WORDS, WEAK_HEADS, Token, normalize, tokenize, tokens
 from bot.core.quick_init import quick_init
+
+# what the tokenizer never puts in a token (besides "." in numbers)
+_NOT_ALNUM_RE = gated_re.compile(r"[^a-z0-9]+")
 
 __all__ = [
     "AMBIGUOUS_NAMES",
@@ -170,7 +174,7 @@ class NameIndex:
         # keyed by the numbers a question contains: bounded (LRU), or every new number would add one
         # a model key's other readings (alternatives): at most one entry per key of the catalog
         self._alternatives: dict[str, tuple[str, ...]] = {}
-        self._alt_heads: tuple[str, ...] | None = None
+        self._alt_shapes: frozenset[str] | None = None
         self._suggest_cache: LRUCache[
             tuple[tuple[str, ...], tuple[str, ...]], tuple[list[str], list[str]]
         ] = LRUCache(maxsize=BOUNDS.suggest_pools)
@@ -188,6 +192,20 @@ class NameIndex:
         # every token a name can start at: a key's first word, or a prefix of a key written without
         # spaces (what :meth:`_runs_at` reads); :meth:`MentionFinder._match_at` finds nothing at others
         self._starts = frozenset(w for w in self._heads[0] if " " not in w) | self._heads[1]
+        # the starts that are a name alone (a key, or a key written without spaces): at the others a
+        # name needs the next token to go on with it ("rtx" "3090"; "b" of "8 b" goes on with nothing)
+        self._single_starts = frozenset(
+            w for w in self._starts if self._keys.get(w) is not None or self._compact.get(w)
+        )
+        # what a card's name can start with: a card key alone, or two words a card key starts with (with
+        # a space, "rtx 3090", or without, "rtx" "3090" of "rtx3090"); and the Chinese literals of cards
+        # (see MentionFinder.may_name_gpu)
+        gpu_keys = [key for key, t in self._keys.items() if t.kind == "gpu"]
+        gpu_compact = [c for c, t in self._compact.items() if t is not None and t.kind == "gpu"]
+        self._gpu_singles = frozenset(gpu_keys) | frozenset(gpu_compact)
+        self._gpu_pairs = frozenset(" ".join(key.split(" ")[:2]) for key in gpu_keys if " " in key)
+        self._gpu_prefixes = frozenset(c[:k] for c in gpu_compact for k in range(1, len(c) + 1))
+        self._gpu_literals = tuple(lit for lit, t in self._literals.items() if t.kind == "gpu")
 
     def _add(self, key_words: list[str], target: _Target, kind: str, eid: str | None) -> None:
         if not key_words:
@@ -314,6 +332,10 @@ class NameIndex:
         self._vocab_list = sorted(self._vocab)
         # rapidfuzz's processed form of each, once: extractOne would process all of them per call
         self._vocab_processed = [utils.default_process(w) for w in self._vocab_list]
+        # the same, of the words with each first letter: a correction keeps the first letter
+        self._vocab_by_first: dict[str, list[str]] = {}
+        for w, p in zip(self._vocab_list, self._vocab_processed, strict=True):
+            self._vocab_by_first.setdefault(w[0], []).append(p)
         # inner words of model names that belong to at most 3 models ("diffusion")
         owners: dict[str, set[str]] = {}
         for heads in self._model_tokens.values():
@@ -395,10 +417,13 @@ class NameIndex:
 
     def alternatives(self, text: str) -> tuple[str, ...]:
         """Other models a short exact model name could also mean ("bert" -> BERT-Large)."""
-        norm = normalize(text)
-        if not any(head in norm for head in self._alternative_heads()):
-            return ()  # (a text's first word is in it, and a key with alternatives begins with one)
-        words = [t.text for t in tokenize(norm)]
+        shapes = self._alternative_shapes()
+        # (an ASCII text's normal form has the length and the letters and digits of its lower case:
+        # NFKC leaves ASCII alone, "llama.cpp" becomes "llamacpp ", control characters spaces)
+        low = text.lower() if text.isascii() else normalize(text)
+        if shapes is not None and len(low) < 600 and _NOT_ALNUM_RE.sub("", low) not in shapes:
+            return ()  # (most names: no key with alternatives has these letters and digits)
+        words = [t.text for t in tokenize(normalize(text))]
         return self._alternatives_of(" ".join(words)) if words else ()
 
     def _alternatives_of(self, key: str) -> tuple[str, ...]:
@@ -416,13 +441,17 @@ class NameIndex:
             hit = self._alternatives[key] = tuple(out)
         return hit
 
-    def _alternative_heads(self) -> tuple[str, ...]:
-        """The first words of the model keys that have alternatives (~20), once per catalog."""
-        if self._alt_heads is None:
-            self._alt_heads = tuple(
-                sorted({key.split(" ")[0] for key in self._keys if self._alternatives_of(key)})
-            )
-        return self._alt_heads
+    def _alternative_shapes(self) -> frozenset[str] | None:
+        """The letters and digits of each model key that has alternatives (~30), once per catalog: the
+        tokens of a text (under 600 characters, so never cut) hold its letters and digits in order, so
+        a text whose letters and digits are none of these is no such key. None (no shortcut) when a
+        key holds "gb", which the tokenizer writes for a "g" or "gig" after a number."""
+        if self._alt_shapes is None:
+            keys = [key for key in self._keys if self._alternatives_of(key)]
+            if any("gb" in key.split(" ") for key in keys):
+                return None
+            self._alt_shapes = frozenset(_NOT_ALNUM_RE.sub("", key) for key in keys)
+        return self._alt_shapes
 
     def family_key(self, gid: str) -> str | None:
         return self._family_of.get(gid)

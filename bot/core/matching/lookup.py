@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rapidfuzz import fuzz, process, utils
@@ -30,31 +30,39 @@ class Matcher(MentionFinder):
         """Best match for one typed name, or None (junk, or below the cutoff)."""
         try:
             norm = normalize(str(name))[:300]
-            toks = tokenize(norm)
-            ms = self.mentions(norm, kind, toks)
-            if not toks:
-                lit = [m for m in ms if m.text == norm.strip()]
-                return (
-                    Match(
-                        lit[0].kind, lit[0].ids[0], self.display_name(lit[0].kind, lit[0].ids[0]), 100.0, name
-                    )
-                    if lit
-                    else None
-                )
-            covered = sum(len(m.text.split()) for m in ms)
-            if len(ms) == 1:
-                m = ms[0]
-                mid = m.ids[0] if not m.family else self._pick_default(m)
-                if not mid:
-                    return None  # "llama": several models, no safe pick
-                score = 100.0 if m.exact and not m.partial else (90.0 if m.exact else 85.0)
-                if m.text.replace(" ", "") == "".join(t.text for t in toks) or covered:
-                    return Match(m.kind, mid, self.display_name(m.kind, mid), score, name)
-            best = self._fuzzy(norm, toks, kind, NAME_CUTOFF, 1)
-            return best[0] if best else None
+            return self._resolve(name, norm, tokenize(norm), kind)
         except Exception:  # never let a lookup take a surface down
             log.exception("resolve failed for %r", name)
             return None
+
+    def _resolve(
+        self,
+        name: str,
+        norm: str,
+        toks: list[Token],
+        kind: Kind,
+        corrections: Mapping[str, str] | None = None,
+    ) -> Match | None:
+        """:meth:`resolve` of ``name`` normalised (``norm``, cut) and tokenized (``toks``)."""
+        ms = self.mentions(norm, kind, toks, corrections)
+        if not toks:
+            lit = [m for m in ms if m.text == norm.strip()]
+            return (
+                Match(lit[0].kind, lit[0].ids[0], self.display_name(lit[0].kind, lit[0].ids[0]), 100.0, name)
+                if lit
+                else None
+            )
+        covered = sum(len(m.text.split()) for m in ms)
+        if len(ms) == 1:
+            m = ms[0]
+            mid = m.ids[0] if not m.family else self._pick_default(m)
+            if not mid:
+                return None  # "llama": several models, no safe pick
+            score = 100.0 if m.exact and not m.partial else (90.0 if m.exact else 85.0)
+            if m.text.replace(" ", "") == "".join(t.text for t in toks) or covered:
+                return Match(m.kind, mid, self.display_name(m.kind, mid), score, name)
+        best = self._fuzzy(norm, toks, kind, NAME_CUTOFF, 1)
+        return best[0] if best else None
 
     def _pick_default(self, m: Mention) -> str:
         if m.kind == "gpu":
@@ -90,8 +98,11 @@ class Matcher(MentionFinder):
                 break
         return out
 
-    def suggest(self, name: str, kind: Kind = "any", limit: int = 3) -> list[Match]:
-        """Near misses for "did you mean ...?", best first (may be empty)."""
+    def suggest(
+        self, name: str, kind: Kind = "any", limit: int = 3, corrections: Mapping[str, str] | None = None
+    ) -> list[Match]:
+        """Near misses for "did you mean ...?", best first (may be empty). ``corrections``: typos
+        already corrected in the same question (see :meth:`mentions`)."""
         try:
             norm = normalize(str(name))[:300]
             toks = tokenize(norm)
@@ -99,7 +110,11 @@ class Matcher(MentionFinder):
                 return []
             out: list[Match] = []
             seen: set[str] = set()
-            first = self.resolve(name, kind)
+            try:  # (resolve's own work, on the text and tokens already made here)
+                first = self._resolve(name, norm, toks, kind, corrections)
+            except Exception:
+                log.exception("resolve failed for %r", name)
+                first = None
             if first is not None:
                 out.append(first)
                 seen.add(first.id)

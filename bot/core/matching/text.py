@@ -98,7 +98,8 @@ def normalize(text: str) -> str:
     t = _LLAMA_CPP.sub("llamacpp ", unicodedata.normalize("NFKC", text).lower())  # an engine, not a Llama
     if not t.isascii():  # Chinese names of models and form factors: "通义千问2.5" is qwen2.5
         t = _CN_NAMES_RE.sub(lambda m: _CN_NAMES[m.group()], t)
-    return t.translate(_CONTROL_TO_SPACE)
+    # (a printable text holds no control character: the table's translate, ~2 us, would keep it as it is)
+    return t if t.isprintable() else t.translate(_CONTROL_TO_SPACE)
 
 
 # Chinese names people use for models and form factors, read as the English words the catalog's

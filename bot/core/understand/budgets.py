@@ -163,6 +163,11 @@ def cn_amount(m: re.Match[str]) -> float | None:
     return base * unit + extra
 
 
+# a check before a word character, as a lookbehind from after it: "\b" there is "no word character
+# before it"; "(?<![a-z])" is "no letter before it"
+_AFTER_FIRST = {r"\b": r"(?<!\w.)", "(?<![a-z])": "(?<![a-z].)"}
+
+
 def _symbol_alternation(syms: Sequence[str], word_start: str) -> str:
     """One regex alternation of currency symbols, grouped by first character (a flat alternation
     of ~150 symbols costs ~150 tries per position); longest first within a group. A symbol that
@@ -172,10 +177,18 @@ def _symbol_alternation(syms: Sequence[str], word_start: str) -> str:
     for x in sorted(syms, key=len, reverse=True):
         groups.setdefault(x[0], []).append(x)
     out = []
+    # the check before a symbol's first letter, written after that letter as a lookbehind past it
+    # ("n(?<!\w.)" for "\bn"): a group then starts with its letter, which re tests before entering it
+    # (a group starting with "\b" is entered at every position of the text)
+    after_first = _AFTER_FIRST.get(word_start)
     for first, members in groups.items():
-        before = word_start if first.isascii() and first.isalnum() else ""
         alts = [re.escape(x[1:]) + (r"\b" if x[-1].isascii() and x[-1].isalnum() else "") for x in members]
-        out.append(before + re.escape(first) + "(?:" + "|".join(alts) + ")")
+        if not (first.isascii() and first.isalnum()):
+            out.append(re.escape(first) + "(?:" + "|".join(alts) + ")")
+        elif after_first is not None:
+            out.append(re.escape(first) + after_first + "(?:" + "|".join(alts) + ")")
+        else:
+            out.append(word_start + re.escape(first) + "(?:" + "|".join(alts) + ")")
     # one character-class test first: most positions start no symbol at all
     firsts = "".join(sorted({re.escape(x[0]) for x in syms}))
     return f"(?=[{firsts}])(?:" + "|".join(out) + ")"
@@ -226,13 +239,22 @@ class Currencies:
 _CURRENCY_CACHE: LRUCache[int, tuple[Any, Currencies]] = LRUCache(maxsize=16)  # per catalog
 
 
+# the last catalog's table and its Currencies (one tuple, replaced whole): the LRU's lookup took ~1 us
+_LAST_CURRENCIES: list[tuple[Any, Currencies | None]] = [(None, None)]
+
+
 def currencies(catalog: Any) -> Currencies:
     table = getattr(catalog, "currencies", None) or {}
+    last = _LAST_CURRENCIES[0]
+    if last[0] is table and last[1] is not None:
+        return last[1]
     hit = _CURRENCY_CACHE.get(id(table))
     if hit is not None and hit[0] is table:
+        _LAST_CURRENCIES[0] = hit
         return hit[1]
     c = Currencies(table)
     _CURRENCY_CACHE[id(table)] = (table, c)
+    _LAST_CURRENCIES[0] = (table, c)
     return c
 
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core import gated_re
-from bot.core.understand.text import DIGIT_RE
 
 __all__ = ["Typo", "find"]
 
@@ -30,6 +29,7 @@ __all__ = ["Typo", "find"]
 _CANDIDATE = gated_re.compile(
     r"(?<![A-Za-z0-9$€£¥₹₩.,/_-])([ahlvbpt]?)(\d{2,5})s?(?![A-Za-z0-9.,%/_-])", re.IGNORECASE | re.ASCII
 )
+_TWO_DIGITS = gated_re.compile(r"\d\d", re.ASCII)  # what every match of _CANDIDATE holds
 # where a bare number stands for a card
 _BEFORE = gated_re.compile(
     r"(?:\b(?:a|an|my|the|one|single|two|dual|three|four|vs\.?|versus|or|and|rtx|gtx|geforce|nvidia|"
@@ -96,8 +96,8 @@ _PERCENTILES = frozenset({"p50", "p75", "p90", "p95", "p99"})
 
 def find(masked: str, matcher: Any) -> list[Typo]:
     """The mistyped card numbers left in ``masked`` (the question with what was read blanked)."""
-    if not DIGIT_RE.search(masked):
-        return []
+    if not _TWO_DIGITS.search(masked):
+        return []  # (every candidate has two digits in a row)
     out: list[Typo] = []
     for m in _CANDIDATE.finditer(masked):
         letter, digits = m.group(1).lower(), m.group(2)

@@ -93,8 +93,10 @@ FOLLOWUP_STRONG_RE = _FOLLOWUP_STRONG_RE
 class Read:
     intent: Intent
     list_kind: str | None  # "models" | "gpus" for a list question
-    asks_recommend: bool  # recommendation words ("what gpu", "best card", "推荐")
-    asks_list: bool
+    # recommendation words ("what gpu", "best card", "推荐") and list words: None when ``decide`` did not
+    # need them (only a follow-up does): read then by :func:`asks_recommend` / :func:`asks_list`
+    asks_recommend: bool | None
+    asks_list: bool | None
 
 
 def decide(
@@ -106,24 +108,30 @@ def decide(
     task: Task | None,
     precision: Precision | None,
 ) -> Read:
-    """The intent from what was named (``n_gpus`` cards, ``n_models`` models) and the words."""
-    has_rec = bool(_RECOMMEND_RE.search(masked))
-    list_hit = bool(_LIST_RE.search(masked))
-    if list_hit and n_models == 0 and n_gpus <= 1:
+    """The intent from what was named (``n_gpus`` cards, ``n_models`` models) and the words (each
+    pattern searched only where the intent depends on it)."""
+    has_rec: bool | None = None
+    list_hit: bool | None = None
+    if n_models == 0 and n_gpus <= 1:
+        list_hit = _LIST_RE.search(masked) is not None
+    if list_hit:
         intent = Intent.LIST
     elif n_gpus == 0 and n_models == 0 and not has_budget and _HELP_RE.search(masked):
         intent = Intent.HELP
     elif n_gpus >= 2:
         intent = Intent.COMPARE
     elif n_gpus == 1 and n_models >= 1:
-        if has_rec and not _FIT_STRONG_RE.search(masked) and _REC_STRONG_RE.search(masked):
-            intent = Intent.RECOMMEND
+        if _FIT_STRONG_RE.search(masked) is None and _REC_STRONG_RE.search(masked) is not None:
+            has_rec = _RECOMMEND_RE.search(masked) is not None
+            intent = Intent.RECOMMEND if has_rec else Intent.FIT
         else:
             intent = Intent.FIT
     elif n_gpus == 1:
         intent = Intent.FIT if _FIT_STRONG_RE.search(masked) else Intent.INFO
     elif n_models >= 1:
-        if has_rec or has_budget:
+        if has_budget:
+            intent = Intent.RECOMMEND
+        elif has_rec := _RECOMMEND_RE.search(masked) is not None:
             intent = Intent.RECOMMEND
         elif _FIT_RE.search(masked):
             intent = Intent.FIT
@@ -131,7 +139,11 @@ def decide(
             intent = Intent.INFO
         else:
             intent = Intent.RECOMMEND
-    elif has_rec or strong_budget or (has_budget and (task or precision)):
+    elif (
+        (has_rec := _RECOMMEND_RE.search(masked) is not None)
+        or strong_budget
+        or (has_budget and (task or precision))
+    ):
         intent = Intent.RECOMMEND
     elif _HELP_RE.search(masked):
         intent = Intent.HELP
@@ -147,11 +159,25 @@ def decide(
     return Read(intent, list_kind, has_rec, list_hit)
 
 
+def asks_recommend(masked: str, read: Read) -> bool:
+    """Whether the text has recommendation words ("what gpu", "best card", "推荐")."""
+    if read.asks_recommend is not None:
+        return read.asks_recommend
+    return _RECOMMEND_RE.search(masked) is not None
+
+
+def asks_list(masked: str, read: Read) -> bool:
+    """Whether the text asks for a list of the cards or models known."""
+    if read.asks_list is not None:
+        return read.asks_list
+    return _LIST_RE.search(masked) is not None
+
+
 def names_own_intent(masked: str, read: Read) -> bool:
     """Whether the text says what it asks (so a follow-up does not inherit the last intent)."""
     return bool(
-        read.asks_recommend
-        or read.asks_list
+        asks_recommend(masked, read)
+        or asks_list(masked, read)
         or _FIT_RE.search(masked)
         or _INFO_RE.search(masked)
         or _COMPARE_RE.search(masked)

@@ -22,6 +22,7 @@ from bot.core import gated_re
 from bot.core.matching import STOP_WORDS, Matcher, Mention, pick_model
 from bot.core.price_parse import asks_price
 from bot.core.types import Choice, Intent, Note, NoteCode, note
+from bot.core.understand.text import DIGIT_RE
 from bot.core.understand.text import rx as _rx
 from bot.core.understand_time import asks_time_or_speed
 
@@ -190,7 +191,10 @@ def resolve(
             typed = base_text[mn.start : mn.end].strip()
             name = matcher.display_name(kind, chosen)
             notes.append(note(NoteCode.CORRECTED, typed=typed, name=name))
-            near = matcher.suggest(typed, "gpu" if kind == "gpu" else "model", limit=3)
+            # (the typos of this name were corrected in the parser's scan: not searched again)
+            near = matcher.suggest(
+                typed, "gpu" if kind == "gpu" else "model", limit=3, corrections=dict(mn.corrected)
+            )
             alt_ids = [chosen] + [m.id for m in near if m.id != chosen]
             suggestions.append(note(NoteCode.DID_YOU_MEAN, names=[name]))
             for i in alt_ids[:3]:
@@ -267,11 +271,12 @@ def _say_no_laptop_part(matcher: Matcher, mn: Mention, masked: str, notes: list[
     """A laptop asked for ("3090 laptop", "笔记本4060 ti") where the card matched has no laptop part in
     the catalog: said, never the desktop card silently (the laptop parts have their own entries, and a
     name with "laptop" in it matches them first). Only the few characters around the name are read."""
-    entries = [matcher.entry("gpu", g) for g in mn.ids]
-    if any(getattr(e, "form_factor", None) in ("laptop", "system") for e in entries):
-        return
     after = _LAPTOP_AFTER_RE.match(masked, mn.end)
     before = None if after else _LAPTOP_BEFORE_RE.search(masked, max(0, mn.start - 12), mn.start)
+    if after is None and before is None:
+        return  # (most cards: no laptop word next to the name; the entries are not looked at)
+    if any(getattr(matcher.entry("gpu", g), "form_factor", None) in ("laptop", "system") for g in mn.ids):
+        return
     if after is not None:
         typed = mn.text.strip() + masked[mn.end : after.end()]
     elif before is not None:
@@ -373,7 +378,8 @@ def _version_known(matcher: Matcher, ids: Sequence[str], version: str) -> bool:
 def _version_unknown(matcher: Matcher, mn: Mention, masked: str) -> str | None:
     """ "kimi k3", "mistral huge 9": the name as typed with its version (and the tier words before it),
     when that names no model of that brand in the catalog (None when there is no version, or a known one)."""
-    if _SIZE_IN_NAME_RE.search(mn.text) or any(c.isdigit() for c in mn.text):
+    typed = mn.text  # (a size in the name holds a digit too; in ASCII a digit is [0-9])
+    if DIGIT_RE.search(typed) if typed.isascii() else any(c.isdigit() for c in typed):
         return None  # ("qwen3 8b", "llama 3 8b": the name already carries its version)
     m = _VERSION_AFTER_RE.match(masked, mn.end)
     words: list[str] = []

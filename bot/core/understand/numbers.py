@@ -82,6 +82,27 @@ _COUNT_BEFORE_RE = _rx(
     rf"\b(?:a\s+)?(pair) of\s+(?:the\s+)?|\b({_WORDS})(?:[\s-]+(?:of\s+)?(?:the\s+)?|\s*x\s*)|"
     r"(\d{1,9}|[一两二双三四五六八十])\s*(张|块|个|卡)?\s*)$"
 )
+# what every match of _COUNT_BEFORE_RE (anchored at the end) ends with before its spaces: a digit,
+# "x" / "×" / "*" / "-", a count word, "of", "the", a Chinese numeral or 张 / 块 / 个 / 卡
+_COUNT_END_WORDS = frozenset(_WORDS.split("|")) | {"of", "the"}
+_COUNT_END_CHARS = frozenset("x×*-一两二双三四五六八十张块个卡")
+
+
+def _may_end_in_count(head: str) -> bool:
+    """False only when ``_COUNT_BEFORE_RE`` cannot match ``head`` (a few string tests: the search
+    tries its five branches at each of the 40 characters, ~2 us a card named)."""
+    h = head.rstrip()
+    if not h:
+        return False
+    c = h[-1]
+    if c.isdigit() or c in _COUNT_END_CHARS:
+        return True
+    i = len(h)  # the lower-case ASCII word it ends with (the pattern's words; "块two" ends with "two")
+    while i > 0 and "a" <= h[i - 1] <= "z":
+        i -= 1
+    return h[i:] in _COUNT_END_WORDS
+
+
 _COUNT_AFTER_RE = _rx(
     r"^(?:s|'s)?\s*(?:x|×|\*)\s*(\d{1,4})\b|^(?:s|'s)?\s*(?:(?:cards?|gpus?)\s*)?[x×]\s*(\d{1,4})\b"
 )
@@ -162,7 +183,7 @@ def counts(
     found: int | None = None
     for mn in gpu_mentions:
         head = masked[max(0, mn.start - 40) : mn.start]
-        m = _COUNT_BEFORE_RE.search(head)
+        m = _COUNT_BEFORE_RE.search(head) if _may_end_in_count(head) else None
         if m:
             raw = next((x for x in m.groups() if x), None)
             if raw is not None:

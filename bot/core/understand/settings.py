@@ -8,10 +8,12 @@ weights.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core import gated_re
 from bot.core.gated_re import GatedPattern
 from bot.core.kv_cache import read as _read_kv_cache
 from bot.core.quick_init import quick_init
@@ -129,7 +131,24 @@ _KNOB_PATTERNS: tuple[GatedPattern, ...] = (
 _KNOBS = _rx("|".join(f"(?:{p.pattern})" for p in _KNOB_PATTERNS))
 
 
+def _group_gate(patterns: Sequence[tuple[GatedPattern, Any]]) -> Any:
+    """The literal check of one alternation of ``patterns`` (only the check is kept: the alternation is
+    never searched): False when none of them can match, one check instead of one a pattern."""
+    return gated_re.literal_check("|".join(f"(?:{rx.pattern})" for rx, _ in patterns), re.ASCII)
+
+
+# id of each group _first reads (module tuples, alive as long as the module) -> its check; the knobs'
+# check above passes on most questions (its literals hold "q", "," and "data"), a group's seldom does
+_GROUP_GATES: dict[int, Any] = {
+    id(group): _group_gate(group)
+    for group in (_METHOD_RES, _PRECISION_RES, _OPTIMIZER_RES, _PARALLEL_RES, _LORA_TARGET_RES)
+}
+
+
 def _first(patterns: Sequence[tuple[GatedPattern, Any]], text: str) -> Any:
+    gate = _GROUP_GATES.get(id(patterns))
+    if gate is not None and not gate(text):
+        return None
     best: tuple[int, Any] | None = None
     for rx, value in patterns:
         m = rx.search(text)
