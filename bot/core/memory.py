@@ -1336,6 +1336,7 @@ def estimate(
     workload: Workload | None = None,
     measured_max_batch: int | None = None,
     measured_note: str | None = None,
+    terms: _Terms | None = None,
 ) -> Estimate:
     """Estimate per-card memory for ``model`` on ``gpu`` (or on no card).
 
@@ -1344,6 +1345,7 @@ def estimate(
     workload's default batch, or the largest that fits when that is smaller.
     ``measured_max_batch`` (from benchmark data for exactly this setting)
     replaces the modelled max batch and marks the answer as measured.
+    ``terms``: ``profile(model, workload)`` when the caller has it (with ``workload`` only).
     """
     w = workload or resolve_workload(
         model,
@@ -1359,7 +1361,7 @@ def estimate(
         fused_attention=fused_attention,
         resolution=resolution,
     )
-    t = _terms(model, w)
+    t = terms if terms is not None and workload is not None else _terms(model, w)
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
     if capacity is not None and _shards_on(w, t, capacity):

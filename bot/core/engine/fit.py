@@ -46,19 +46,32 @@ def fit_entry(
     build: Build | None = None,
     fits: bool | None = None,
     min_cards: int | None = None,
+    *,
+    lazy_context: bool = False,
 ) -> FitEntry:
-    entry = _fit_entry(m, g, e, fixes)
-    if build is None:
-        return entry
-    return copy_with(
-        entry,
-        fits=entry.fits if fits is None else fits,
-        format=build.format_id,
-        precision=build.precision,
-        quality_note=build.quality_note_id,
-        weights_basis=str(build.basis),
-        min_cards=min_cards,
-    )
+    """The entry of ``m`` on ``g`` (``build``: the build judged, with its verdict ``fits`` and
+    ``min_cards``). ``lazy_context``: the longest context is worked out when the JSON is written
+    (``FitEntry.max_context_of``), for an answer that does not say it."""
+    if lazy_context and g is not None and _has_context(m, e):
+        later = functools.partial(_max_context_json, m, g, e)
+        return _fit_entry(m, g, e, fixes, build, fits, min_cards, None, later)
+    return _fit_entry(m, g, e, fixes, build, fits, min_cards, _max_context(m, g, e))
+
+
+def _has_context(m: Model, e: Estimate) -> bool:
+    """``memory.max_context`` may give a context for this entry (it gives None otherwise)."""
+    return not e.workload.trains and m.kind in memory.TRANSFORMER_KINDS
+
+
+def _max_context_json(m: Model, g: GPU, e: Estimate) -> dict[str, Any]:
+    """The four max_context fields of an entry's JSON, as ``_fit_entry`` writes them."""
+    mc = _max_context(m, g, e)
+    return {
+        "max_context_tokens": mc.tokens if mc is not None else None,
+        "max_context_band": [mc.low, mc.high] if mc is not None else None,
+        "max_context_capped": mc.capped if mc is not None else False,
+        "kv_cache_dtype": (e.workload.kv_cache or "f16") if mc is not None else None,
+    }
 
 
 def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | None:
@@ -71,13 +84,22 @@ def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | No
     return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve, fixed)
 
 
-def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
-    mc = _max_context(m, g, e)
+def _fit_entry(
+    m: Model,
+    g: GPU | None,
+    e: Estimate,
+    fixes: tuple[dict[str, Any], ...],
+    build: Build | None,
+    fits: bool | None,
+    min_cards: int | None,
+    mc: memory.MaxContext | None,
+    mc_later: Any = None,
+) -> FitEntry:
     return FitEntry(
         model=m.id,
         gpu=g.id if g else None,
         num_gpus=e.workload.num_gpus,
-        fits=e.fits,
+        fits=e.fits if build is None or fits is None else fits,
         required_gb=round(e.total / GB, 2),
         vram_gb=(g.usable_memory_gb if g.unified_memory else g.vram_gb) if g else None,
         max_batch_size=e.max_batch_size,
@@ -93,10 +115,16 @@ def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any]
         high_gb=round(e.high / GB, 2) if e.high else None,
         tight=bool(e.tight) if g is not None else False,
         band_category=e.category,
+        format=build.format_id if build is not None else None,
+        precision=build.precision if build is not None else None,
+        quality_note=build.quality_note_id if build is not None else None,
+        weights_basis=str(build.basis) if build is not None else None,
+        min_cards=min_cards if build is not None else None,
         max_context_tokens=mc.tokens if mc is not None else None,
         max_context_band=(mc.low, mc.high) if mc is not None else None,
         max_context_capped=mc.capped if mc is not None else False,
         kv_cache_dtype=(e.workload.kv_cache or "f16") if mc is not None else None,
+        max_context_of=mc_later,
     )
 
 
@@ -182,7 +210,9 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
-        entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
+        entry = fit_entry(
+            m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards, lazy_context=not q.max_context
+        )
         at_max = None
         at_max_gb: float | None = None
         if q.max_context and entry.max_context_tokens:
@@ -389,7 +419,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
         published = find_measured(_measured_of(cat).get(m.id, ()), m.id, e.workload, e.batch_size)
-        entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
+        entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes), lazy_context=not q.max_context)
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
         # a count asked ("how many 3090s for deepseek r1 at 4bit"): the fewest cards it fits on (inference)
@@ -446,23 +476,32 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     items: list[AloneItem] = []
     notes: list[Note] = []
     for m in models:
-        e = recommend.fit_estimate(cat, m, None, q)
+        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged)
+        base = recommend.workload_for(m, q)
+        e: Estimate | None = None
         release_w: memory.Workload | None = None
+        release_t: Any = None  # the release build's terms (memory.profile), worked out once
         alone_builds: tuple[tuple[Any, float, GPU | None], ...] = ()
         if bld.builds_apply(m, q) and m.kind in bld.LLM_KINDS:
             # no precision named: the release build's memory, and the builds people run
-            base = e.workload
             usable = bld.usable_builds(cat, m, q, None)
             shown = [b for b in usable if b.is_release or b.format_id in bld.SHOWN]
             if usable:
                 release_w = bld.build_workload(m, base, usable[0])
-                e = memory.estimate(m, None, workload=release_w)
-                alone_builds = tuple(_alone_build(cat, m, bld.build_workload(m, base, b), b) for b in shown)
+                release_t = memory.profile(m, release_w)
+                e = memory.estimate(m, None, workload=release_w, terms=release_t)
+                alone_builds = tuple(
+                    _alone_build(cat, m, release_w, b, release_t, e.total)
+                    if b is usable[0]
+                    else _alone_build(cat, m, bld.build_workload(m, base, b), b)
+                    for b in shown
+                )
             mo = _moe_note(m)
             if mo is not None and mo not in notes:
                 notes.append(mo)
-        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged: not worked out again)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload)
+        if e is None:
+            e = recommend.fit_estimate(cat, m, None, q, base)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload, release_t)
         items.append(
             AloneItem(
                 model=m,
@@ -488,10 +527,21 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     )
 
 
-def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
-    """A build's memory with no card named, and the smallest card worth buying that holds it."""
-    total = memory.estimate(m, None, workload=w).total / GB
-    terms = memory.profile(m, w)
+def _alone_build(
+    cat: Catalog,
+    m: Model,
+    w: memory.Workload,
+    b: Build,
+    terms: Any = None,
+    total_bytes: float | None = None,
+) -> tuple[Build, float, GPU | None]:
+    """A build's memory with no card named, and the smallest card worth buying that holds it
+    (``terms`` / ``total_bytes``: ``memory.profile(m, w)`` and the estimate's total, when known)."""
+    if terms is None:
+        terms = memory.profile(m, w)
+    if total_bytes is None:
+        total_bytes = memory.estimate(m, None, workload=w, terms=terms).total
+    total = total_bytes / GB
     # the largest batch on each card worth buying (the per-catalog pool and its capacities)
     cards, capacities = recommend._pool(cat, False)
     batches = memory.max_batches(terms, capacities)
@@ -501,10 +551,11 @@ def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[
 
 
 def _smallest_fitting(
-    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None
+    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None, terms: Any = None
 ) -> tuple[Smallest, GPU | None, GPU | None, int, memory.Parallelism | None]:
     w = workload or recommend.workload_for(m, q)
-    terms = memory.profile(m, w)
+    if terms is None:
+        terms = memory.profile(m, w)
     need = q.batch_size or 1
     # the cards worth buying first, the others (server modules, Macs) only when none of them fits
     cards, capacities = recommend._pool(cat, False)

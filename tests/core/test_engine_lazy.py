@@ -1,0 +1,64 @@
+"""Work the engine leaves for when the JSON is written (perf round 3): the JSON is the same as
+when it was computed with the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core import memory
+from bot.core.answer import answer
+from bot.core.engine import fit as fit_mod
+from bot.core.knowledge import get_catalog
+from bot.core.types import Task
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return get_catalog()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can a 4090 run llama 3.1 8b",  # builds: the longest context of each build shown
+        "can a 3090 run qwen2.5 14b in int4",  # a precision named: one entry
+        "3090 vs 4090 for llama 3.1 8b",  # compare rows' entries
+    ],
+)
+def test_max_context_in_json_when_not_asked(cat, text):
+    a = answer(text, catalog=cat)
+    assert not a.query.max_context
+    entries = [f for f in a.fit if f.gpu is not None]
+    assert entries
+    for f in entries:
+        assert f.max_context_of is not None and f.max_context_tokens is None  # not worked out yet
+        j = f.to_json()
+        m, g = cat.model(f.model), cat.gpu(f.gpu)
+        w = memory.resolve_workload(m, task=Task.INFERENCE)
+        assert isinstance(j["max_context_tokens"], int) and j["max_context_tokens"] > 0
+        lo, hi = j["max_context_band"]
+        assert lo <= j["max_context_tokens"] <= hi
+        assert j["kv_cache_dtype"] == "f16"
+        if f.format is None and f.assumptions["precision"] == "bf16":
+            mc = memory.max_context(m, w, memory.usable_bytes(g))
+            assert mc is not None and j["max_context_tokens"] == mc.tokens
+
+
+def test_lazy_entry_json_equals_eager(cat):
+    m, g = cat.model("llama-3.1-8b"), cat.gpu("rtx-3090")
+    for kw in ({}, {"kv_cache": "q8_0"}, {"engine": "vllm"}):
+        w = memory.resolve_workload(m, task=Task.INFERENCE, **kw)
+        e = memory.estimate(m, g, workload=w)
+        eager = fit_mod.fit_entry(m, g, e)
+        lazy = fit_mod.fit_entry(m, g, e, lazy_context=True)
+        assert eager.max_context_tokens and lazy.max_context_tokens is None
+        assert lazy.to_json() == eager.to_json()
+        assert list(lazy.to_json()) == list(eager.to_json())  # the same keys in the same order
+
+
+def test_training_entry_has_no_context_either_way(cat):
+    m, g = cat.model("llama-3.1-8b"), cat.gpu("rtx-3090")
+    e = memory.estimate(m, g, task=Task.FINETUNE)
+    lazy = fit_mod.fit_entry(m, g, e, lazy_context=True)
+    assert lazy.max_context_of is None and lazy.to_json() == fit_mod.fit_entry(m, g, e).to_json()
+    assert lazy.to_json()["max_context_tokens"] is None
