@@ -48,6 +48,28 @@ REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
 )
 
 
+# enum members read per card or per candidate, as module globals (Python 3.11 reads
+# ``ReasonCode.FITS_BATCH`` through EnumType's slow attribute hook)
+_TRAINING, _FULL, _FP32, _BF16 = Task.TRAINING, Method.FULL, Precision.FP32, Precision.BF16
+_BATCH_SPLITS = frozenset({Parallelism.DATA, Parallelism.SHARDED})
+_FITS_BATCH, _FITS_EASILY, _RELATIVE_SPEED = (
+    ReasonCode.FITS_BATCH,
+    ReasonCode.FITS_EASILY,
+    ReasonCode.RELATIVE_SPEED,
+)
+_FASTEST_IN_RANGE, _BEST_VALUE, _MOST_MEMORY = (
+    ReasonCode.FASTEST_IN_RANGE,
+    ReasonCode.BEST_VALUE,
+    ReasonCode.MOST_MEMORY,
+)
+_ROCM_REASON, _RUNS_AS_Q4_K_M = ReasonCode.ROCM, ReasonCode.RUNS_AS_Q4_K_M
+_ROOM_LARGE_BATCHES, _ROOM_PARALLEL, _SMALL_BATCHES_ONLY = (
+    ReasonCode.ROOM_LARGE_BATCHES,
+    ReasonCode.ROOM_PARALLEL,
+    ReasonCode.SMALL_BATCHES_ONLY,
+)
+
+
 def workload_for(model: Model, q: Query) -> Workload:
     w = _workload_for(model, q)
     return copy_with(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
@@ -81,13 +103,13 @@ def _measured_batch(
 ) -> tuple[int, str] | None:
     """The 2020 guide's measured max batch, when the question matches its setting."""
     if (
-        w.task is not Task.TRAINING
-        or w.method is not Method.FULL
+        w.task is not _TRAINING
+        or w.method is not _FULL
         or w.num_gpus != 1
         or q.seq_len is not None
         or q.resolution is not None
         or q.grad_checkpointing
-        or q.precision not in (None, Precision.FP32)
+        or q.precision not in (None, _FP32)
     ):
         return None
     mv = catalog.benchmarks.max_batch(model.id, gpu.id)
@@ -114,9 +136,9 @@ def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | Non
     if max_batch >= 1_000_000:
         return None
     if max_batch >= 4 * max(need, 1):
-        return ReasonCode.ROOM_LARGE_BATCHES if trains else ReasonCode.ROOM_PARALLEL
+        return _ROOM_LARGE_BATCHES if trains else _ROOM_PARALLEL
     if max_batch < 2 * max(need, 1) and trains:
-        return ReasonCode.SMALL_BATCHES_ONLY
+        return _SMALL_BATCHES_ONLY
     return None
 
 
@@ -146,8 +168,8 @@ class RecommendResult:
     picks: tuple[tuple[Candidate, tuple[Reason, ...]], ...]  # (candidate, reasons), best first
     in_budget: tuple[Candidate, ...]  # every priced card in budget that fits, fastest first
     considered: tuple[Candidate, ...]  # every priced card, for charts
-    cheapest_fit: Candidate | None  # ignoring the budget
-    best_value_fit: Candidate | None  # ignoring the budget
+    cheapest_fit: Candidate | None  # ignoring the budget (with a budget: only when none is in it)
+    best_value_fit: Candidate | None  # ignoring the budget (only with no budget)
     server_fit: Candidate | None = None  # smallest SXM/OAM module that fits, when no workstation card does
     fix: memory.Suggestion | None = None  # a change that makes a card in budget work
     fix_card: Candidate | None = None
@@ -207,7 +229,7 @@ def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> t
     """The largest batch on each capacity (the workload's cards together), in order, and the
     memory per card at ``need`` (the same on every card)."""
     terms = memory.profile(model, w)
-    splits = w.parallelism.value in ("data", "sharded")
+    splits = w.parallelism in _BATCH_SPLITS
     b_card = math.ceil(need / w.num_gpus) if splits else need
     total_gb = memory.total_bytes(terms, b_card) / GB
     per_card = memory.max_batches(terms, capacities)
@@ -257,11 +279,19 @@ def _candidates(
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     n = w.num_gpus
-    return [
-        _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
-        for g, mb in zip(cards, batches, strict=True)
-        if not servers or mb >= need
-    ]
+    if price_of is not None or servers:
+        return [
+            _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
+            for g, mb in zip(cards, batches, strict=True)
+            if not servers or mb >= need
+        ]
+    out: list[Candidate] = []
+    for g, mb in zip(cards, batches, strict=True):  # ``_candidate`` at the catalog's prices, inline
+        sp = speeds[g.id]
+        price = g.price_usd * n if g.price_usd else None
+        value = sp.relative / (price / 1000.0) if price else None
+        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -283,7 +313,7 @@ def _runs_table(catalog: Catalog) -> dict[str, frozenset[str]]:
 def _asked_precision(w: Workload, q: Query) -> str | None:
     """The precision a card must run for ``_runs_precision`` (None: any card will do)."""
     asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision is Precision.BF16:
+    if asked is None and w.trains and w.precision is _BF16:
         asked = "bf16"
     if asked is None or asked in ("int8", "int4"):
         return None
@@ -377,9 +407,15 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     fitting = [c for c in priced if c.fits]
     in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
-    cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
+    # the cheapest and the best value that fit, ignoring the budget: an answer says the first with no
+    # budget or none in it, the second with no budget (the fields are None when no answer reads them)
+    cheapest = (
+        min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
+        if budget is None or not in_budget
+        else None
+    )
     flagged = price_flagged(catalog)
-    best_value = best_value_of(fitting, flagged) if fitting else None
+    best_value = best_value_of(fitting, flagged) if fitting and budget is None else None
 
     picks: list[tuple[Candidate, tuple[Reason, ...]]] = []
     if budget is not None:
@@ -420,7 +456,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             picks.append((c, reason))
 
     server_fit = None
-    if cheapest is None:  # (the result carries a server module only when no workstation card fits)
+    if not fitting:  # (the result carries a server module only when no workstation card fits)
         _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
         servers = [c for c in _precision_checked(catalog, others, w, q) if c.fits]
         server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
@@ -433,7 +469,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         notes.append(note(NoteCode.ROCM))
     # no card worth buying holds it: list the multi-card and one-box setups that do (a server module
     # or a Mac that holds one build is one of them, not a reason to say nothing)
-    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None)
+    notes += _issue11_notes(catalog, model, q, w, need, not fitting)
     return RecommendResult(
         model=model,
         workload=w,
@@ -673,26 +709,26 @@ def _reason(
     (``marks``: ``_pool_marks(pool, flagged)`` when the caller has it.)"""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
-        bits.append(Reason(ReasonCode.FITS_BATCH, c.max_batch))
+        bits.append(Reason(_FITS_BATCH, c.max_batch))
     else:
-        bits.append(Reason(ReasonCode.FITS_EASILY))
+        bits.append(Reason(_FITS_EASILY))
     room = headroom_reason(c.max_batch, need, w.trains)
     if room:
         bits.append(Reason(room))
-    bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
+    bits.append(Reason(_RELATIVE_SPEED, round(c.speed.relative, 2)))
     marks = marks or _pool_marks(pool, flagged)
     if marks is not None:
         fastest, best_val, most_mem = marks
         if c is fastest:
-            bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
+            bits.append(Reason(_FASTEST_IN_RANGE))
         if c is best_val:
-            bits.append(Reason(ReasonCode.BEST_VALUE))
+            bits.append(Reason(_BEST_VALUE))
         if c is most_mem and c.gpu.vram_gb > fastest.gpu.vram_gb:
-            bits.append(Reason(ReasonCode.MOST_MEMORY))
+            bits.append(Reason(_MOST_MEMORY))
     if c.gpu.software == "rocm":
-        bits.append(Reason(ReasonCode.ROCM))
+        bits.append(Reason(_ROCM_REASON))
     if c.build == "gguf-q4_k_m":
-        bits.append(Reason(ReasonCode.RUNS_AS_Q4_K_M))
+        bits.append(Reason(_RUNS_AS_Q4_K_M))
     return tuple(bits)
 
 
@@ -723,7 +759,7 @@ def _fix_for_budget(
     # (changes built one at a time: with a budget the first that works is the answer)
     for c in memory.iter_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
-        splits = nw.parallelism.value in ("data", "sharded")
+        splits = nw.parallelism in _BATCH_SPLITS
         terms = memory.profile(model, nw)
         scale = nw.num_gpus if splits else 1
         # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
