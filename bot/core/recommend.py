@@ -167,13 +167,22 @@ class RecommendResult:
     budget_usd: float | None
     picks: tuple[tuple[Candidate, tuple[Reason, ...]], ...]  # (candidate, reasons), best first
     in_budget: tuple[Candidate, ...]  # every priced card in budget that fits, fastest first
-    considered: tuple[Candidate, ...]  # every priced card, for charts
+    considered_of: Callable[[], tuple[Candidate, ...]]  # () -> every priced card (charts, when drawn)
     cheapest_fit: Candidate | None  # ignoring the budget (with a budget: only when none is in it)
     best_value_fit: Candidate | None  # ignoring the budget (only with no budget)
     server_fit: Candidate | None = None  # smallest SXM/OAM module that fits, when no workstation card does
     fix: memory.Suggestion | None = None  # a change that makes a card in budget work
     fix_card: Candidate | None = None
     notes: tuple[Note, ...] = field(default_factory=tuple)
+
+    @property
+    def considered(self) -> tuple[Candidate, ...]:
+        """Every priced card weighed, as candidates, in card order (for charts)."""
+        return self.considered_of()
+
+
+def _made(rows: tuple[_Row, ...]) -> tuple[Candidate, ...]:
+    return tuple(Candidate(*r) for r in rows)
 
 
 @functools.lru_cache(maxsize=8)
@@ -237,6 +246,12 @@ def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> t
     return ([b * n for b in per_card] if splits and n > 1 else per_card), total_gb  # (x 1: the same)
 
 
+#: a candidate's fields in ``Candidate``'s order (gpu, max_batch, fits, speed, price, value, total_gb,
+#: quote, build, workload): a recommendation weighs every card as one of these and makes a
+#: ``Candidate`` only of the cards it decides among (the rest only for charts, when drawn)
+_Row = tuple[Any, ...]
+
+
 def _candidate(
     g: GPU,
     mb: int,
@@ -247,8 +262,8 @@ def _candidate(
     price_of: Callable[[GPU], Any] | None,
     build: str | None,
     tagged: Workload | None,
-) -> Candidate:
-    """Card ``g`` as a candidate: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
+) -> _Row:
+    """Card ``g`` as a candidate's fields: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
     if price_of is None:
         quote = None
         price = g.price_usd * n if g.price_usd else None
@@ -256,7 +271,7 @@ def _candidate(
         quote = price_of(g)
         price = quote.usd * n if quote is not None else None
     value = sp.relative / (price / 1000.0) if price else None
-    return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
+    return (g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
 
 
 def _candidates(
@@ -268,7 +283,7 @@ def _candidates(
     build: str | None = None,
     tagged: Workload | None = None,
     servers: bool = False,
-) -> list[Candidate]:
+) -> list[_Row]:
     """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
     each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
     other card the workload fits (a server module); a card that is neither is no pick, no chart
@@ -285,12 +300,12 @@ def _candidates(
             for g, mb in zip(cards, batches, strict=True)
             if not servers or mb >= need
         ]
-    out: list[Candidate] = []
+    out: list[_Row] = []
     for g, mb in zip(cards, batches, strict=True):  # ``_candidate`` at the catalog's prices, inline
         sp = speeds[g.id]
         price = g.price_usd * n if g.price_usd else None
         value = sp.relative / (price / 1000.0) if price else None
-        out.append(Candidate(g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
+        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
     return out
 
 
@@ -339,7 +354,7 @@ def _build_candidates(
     need: int,
     price_of: Callable[[GPU], Any] | None,
     servers: bool = False,
-) -> tuple[Workload, list[Candidate]]:
+) -> tuple[Workload, list[_Row]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which. The cards
     worth buying, or with ``servers`` the server modules (see ``_candidates``)."""
@@ -361,7 +376,7 @@ def _build_candidates(
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
     q4_sp: dict[str, speed.Speed] | None = None
     n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
-    out: list[Candidate] = []
+    out: list[_Row] = []
     for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
             if not servers or rb >= need:  # (a server module is a candidate only when it fits)
@@ -373,17 +388,17 @@ def _build_candidates(
     return rel_w, out
 
 
-def _precision_checked(catalog: Catalog, cands: list[Candidate], w: Workload, q: Query) -> list[Candidate]:
-    """``cands`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
+def _precision_checked(catalog: Catalog, rows: list[_Row], w: Workload, q: Query) -> list[_Row]:
+    """``rows`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
     asked = _asked_precision(w, q)
     if asked is None:
-        return cands
+        return rows
     runs = _runs_table(catalog).get(asked)
     return [
-        c
-        if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
-        else copy_with(c, fits=False)
-        for c in cands
+        r
+        if not r[2] or (r[0].id in runs if runs is not None else _runs_precision(r[0], w, q))
+        else (r[0], r[1], False, *r[3:])
+        for r in rows
     ]
 
 
@@ -400,12 +415,20 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     price_of = question_prices(catalog, q)
     w0 = w
-    w, cands = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
-    cands = _precision_checked(catalog, cands, w, q)
-    priced = [c for c in cands if c.price is not None]
+    w, rows = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
+    rows = _precision_checked(catalog, rows, w, q)
+    priced = [r for r in rows if r[4] is not None]
     budget = q.budget_usd
-    fitting = [c for c in priced if c.fits]
-    in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
+    fit_rows = [r for r in priced if r[2]]
+    # candidates of the cards decided among, in card order: those in budget (or every one that fits,
+    # with no budget or none in budget: the cheapest fit is said then)
+    if budget is None:
+        fitting = [Candidate(*r) for r in fit_rows]
+        in_budget = list(fitting)
+    else:
+        in_budget = [Candidate(*r) for r in fit_rows if (r[4] or 0) <= budget]
+        # (the fits beyond the budget are read only when none is in it: the cheapest fit is said)
+        fitting = [] if in_budget else [Candidate(*r) for r in fit_rows]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     # the cheapest and the best value that fit, ignoring the budget: an answer says the first with no
     # budget or none in it, the second with no budget (the fields are None when no answer reads them)
@@ -456,10 +479,11 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             picks.append((c, reason))
 
     server_fit = None
-    if not fitting:  # (the result carries a server module only when no workstation card fits)
+    if not fit_rows:  # (the result carries a server module only when no workstation card fits)
         _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
-        servers = [c for c in _precision_checked(catalog, others, w, q) if c.fits]
-        server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
+        servers = [r for r in _precision_checked(catalog, others, w, q) if r[2]]
+        best = min(servers, key=lambda r: (r[0].vram_gb, r[0].price_usd or 0), default=None)
+        server_fit = Candidate(*best) if best is not None else None
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
@@ -469,7 +493,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         notes.append(note(NoteCode.ROCM))
     # no card worth buying holds it: list the multi-card and one-box setups that do (a server module
     # or a Mac that holds one build is one of them, not a reason to say nothing)
-    notes += _issue11_notes(catalog, model, q, w, need, not fitting)
+    notes += _issue11_notes(catalog, model, q, w, need, not fit_rows)
     return RecommendResult(
         model=model,
         workload=w,
@@ -478,7 +502,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         budget_usd=budget,
         picks=tuple(picks),
         in_budget=tuple(in_budget),
-        considered=tuple(priced),
+        considered_of=functools.partial(_made, tuple(priced)),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
         server_fit=server_fit,

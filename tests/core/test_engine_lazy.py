@@ -62,3 +62,34 @@ def test_training_entry_has_no_context_either_way(cat):
     lazy = fit_mod.fit_entry(m, g, e, lazy_context=True)
     assert lazy.max_context_of is None and lazy.to_json() == fit_mod.fit_entry(m, g, e).to_json()
     assert lazy.to_json()["max_context_tokens"] is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what gpu for llama 3 8b under $1000",  # builds: release or Q4_K_M per card
+        "best card for training resnet-50, budget 1000 dollars",
+        "what gpu for qwen2.5 72b under $500",  # nothing in budget: the cheapest fit beyond it
+        "gpu for sdxl",  # no budget
+    ],
+)
+def test_chart_candidates_are_every_priced_card(cat, text):
+    """The recommendation makes candidates only of the cards it decides among; the chart's rows
+    (every priced card weighed, made when drawn) are still every card worth buying, in order."""
+    from bot.core import recommend
+    from bot.core.results import RecommendResult
+
+    a = answer(text, catalog=cat)
+    r = a.result
+    assert isinstance(r, RecommendResult) and r.candidates_of is not None
+    rows = a.candidates
+    cards, _ = recommend._pool(cat, False)
+    assert [row.gpu for row in rows] == [g.id for g in cards]
+    fits = {row.gpu for row in rows if row.fits}
+    assert {p.gpu.id for p in r.picks} <= fits
+    if r.budget_usd is not None:
+        in_budget = {row.gpu for row in rows if row.fits and (row.price_usd or 0) <= r.budget_usd}
+        assert {p.gpu.id for p in r.picks} <= in_budget
+        assert bool(r.picks) == bool(in_budget)
+    else:
+        assert r.picks and fits

@@ -102,7 +102,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
         value_first=value_first,
-        candidates=r.considered,
+        candidates_of=r.considered_of,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -199,5 +199,5 @@ def candidate_rows(result: RecommendResult) -> tuple[ComparisonRow, ...]:
             value=c.value,
             tdp_w=c.gpu.tdp_w,
         )
-        for c in result.candidates
+        for c in (result.candidates_of() if result.candidates_of is not None else result.candidates)
     )
