@@ -257,7 +257,8 @@ def relative_speed(
     return ctx.speed(gpu, catalog, reference, ref_score)
 
 
-@dataclass(frozen=True, slots=True)
+@quick_init
+@dataclass(frozen=True)
 class _SpeedContext:
     """What ``relative_speed`` works out once per (model, task, precision): the regime, the bytes
     read per generated token, and which measured table applies."""

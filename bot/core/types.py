@@ -448,6 +448,7 @@ class Recommendation:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class ComparisonRow:
     gpu: str
