@@ -906,8 +906,27 @@ def _terms(m: Model, w: Workload) -> _Terms:
 
 def _inference_act_kv(m: Model, w: Workload, s: int, act16: float) -> tuple[float, float]:
     """A transformer's inference activations and KV cache per sequence at context ``s`` (the part
-    of ``_terms`` that depends on the context; ``max_context`` evaluates it alone)."""
-    return _act_kv_at(m, w, act16)(s)
+    of ``_terms`` that depends on the context; ``max_context`` evaluates it alone).
+
+    ``_act_kv_at(m, w, act16)(s)`` written out for one context (no closure to build): the same
+    arithmetic in the same order (tests/core/test_engine_lazy.py compares the two)."""
+    h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
+    f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
+    width = 4 * h + 2 * f
+    chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
+    t_run = LLAMA_CPP_UBATCH if chunked else s
+    per = (t_run * width + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
+    if m.kind in _LM_KINDS and m.vocab:
+        per += 4 * m.vocab * (t_run if chunked else 1)
+    kv = 0.0
+    if m.kind != "encoder":
+        kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is _FP32 else 2.0)
+        kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
+        kv += linear_state_bytes(m, w)
+        if m.kind == "speech":
+            dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
+            kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
+    return per, kv
 
 
 def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[float, float]]:

@@ -119,16 +119,25 @@ def _measured_batch(
 
 
 def fit_estimate(
-    catalog: Catalog, model: Model, gpu: GPU | None, q: Query, w: Workload | None = None
+    catalog: Catalog,
+    model: Model,
+    gpu: GPU | None,
+    q: Query,
+    w: Workload | None = None,
+    terms: Any = None,
 ) -> Estimate:
     """Memory estimate for one (model, card) pair, using measured data where it applies
-    (``w``: ``workload_for(model, q)`` when the caller has it)."""
+    (``w``: ``workload_for(model, q)`` when the caller has it; ``terms``: ``memory.profile(model, w)``,
+    the same on every card)."""
     if w is None:
         w = workload_for(model, q)
+        terms = None
     mb = _measured_batch(catalog, model, gpu, w, q) if gpu is not None else None
     if mb is not None:
-        return memory.estimate(model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1])
-    return memory.estimate(model, gpu, workload=w)
+        return memory.estimate(
+            model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1], terms=terms
+        )
+    return memory.estimate(model, gpu, workload=w, terms=terms)
 
 
 def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | None:
@@ -880,13 +889,18 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
         w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
-        per_count: dict[int, tuple[Query, Workload]] = {}  # (cards of one count share the workload)
+        # cards of one count share the workload and its memory terms
+        per_count: dict[int, tuple[Query, Workload, Any]] = {}
         for g, n in zip(gpus, counts, strict=True):
             if n not in per_count:
-                qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
-                per_count[n] = (qn, workload_for(model, qn))
-            qn, wq = per_count[n]
-            est = fit_estimate(catalog, model, g, qn, wq)
+                if not q.gpu_counts and n == q.num_gpus and (n > 1 or q.parallelism is None):
+                    qn, wn = q, w  # (the copy below would change nothing: the question's own workload)
+                else:
+                    qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+                    wn = workload_for(model, qn)
+                per_count[n] = (qn, wn, memory.profile(model, wn))
+            qn, wq, terms = per_count[n]
+            est = fit_estimate(catalog, model, g, qn, wq, terms)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)
             sp = speed.for_cards(sp, n, wn.parallelism)

@@ -93,3 +93,28 @@ def test_chart_candidates_are_every_priced_card(cat, text):
         assert bool(r.picks) == bool(in_budget)
     else:
         assert r.picks and fits
+
+
+def test_inference_act_kv_is_act_kv_at_for_every_model(cat):
+    """``memory._inference_act_kv`` (one context, written out) gives ``_act_kv_at``'s figures exactly."""
+    from bot.core.types import Precision
+
+    checked = 0
+    for m in cat.models.values():
+        if m.kind not in memory.TRANSFORMER_KINDS or m.activation_mb_per_sample is not None:
+            continue
+        for kw in (
+            {},
+            {"engine": "llama.cpp"},
+            {"engine": "vllm", "kv_cache": "fp8"},
+            {"fused_attention": False},
+        ):
+            w = memory.resolve_workload(m, task=Task.INFERENCE, **kw)
+            for act16 in (1.0, 1.3):
+                at = memory._act_kv_at(m, w, act16)
+                for s in (1, 300, 512, 513, 4096, 131072):
+                    assert memory._inference_act_kv(m, w, s, act16) == at(s), (m.id, kw, s)
+                    checked += 1
+        w32 = memory.resolve_workload(m, task=Task.INFERENCE, precision=Precision.FP32)
+        assert memory._inference_act_kv(m, w32, 2048, 2.0) == memory._act_kv_at(m, w32, 2.0)(2048)
+    assert checked > 100

@@ -637,7 +637,10 @@ WHAT_RUNS = (
 
 def asks_what_runs(text: str) -> bool:
     low = text.lower()
-    return any(w in low for w in WHAT_RUNS)
+    for w in WHAT_RUNS:  # (a loop, not any() over a generator: most questions test every phrase)
+        if w in low:
+            return True
+    return False
 
 
 def _best(cat: Catalog, m: Model, g: GPU, q: Query) -> tuple[Build, float] | None:

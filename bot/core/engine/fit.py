@@ -545,9 +545,23 @@ def _alone_build(
     # the largest batch on each card worth buying (the per-catalog pool and its capacities)
     cards, capacities = recommend._pool(cat, False)
     batches = memory.max_batches(terms, capacities)
-    fits = [g for g, mb in zip(cards, batches, strict=True) if mb >= 1]
-    small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
+    # the smallest card that holds it: the first in (memory, price) order (min over the fits)
+    small = next((cards[i] for i in _orders(cat, False)[0] if batches[i] >= 1), None)
     return b, total, small
+
+
+@functools.lru_cache(maxsize=16)
+def _orders(cat: Catalog, servers: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The indices of ``recommend._pool(cat, servers)``'s cards by (memory, price), by price and by
+    memory, once per catalog: the first card of an order that passes a test is ``min`` over the
+    cards that pass it (sorting is stable: ties keep the pool's order, as ``min`` does)."""
+    cards, _ = recommend._pool(cat, servers)
+    idx = range(len(cards))
+    return (
+        tuple(sorted(idx, key=lambda i: (cards[i].vram_gb, cards[i].price_usd or 1e9))),
+        tuple(sorted(idx, key=lambda i: cards[i].price_usd or 0)),
+        tuple(sorted(idx, key=lambda i: cards[i].vram_gb)),
+    )
 
 
 def _smallest_fitting(
@@ -560,16 +574,17 @@ def _smallest_fitting(
     # the cards worth buying first, the others (server modules, Macs) only when none of them fits
     cards, capacities = recommend._pool(cat, False)
     batches = memory.max_batch_per_cards(terms, capacities)
-    buyable = [g for g, mb in zip(cards, batches, strict=True) if mb >= need]
-    if buyable:
-        g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
-        cheap = min(buyable, key=lambda g: g.price_usd or 0)
-        return Smallest.BUYABLE, g, cheap, 1, None
+    by_size, by_price, _ = _orders(cat, False)
+    first = next((i for i in by_size if batches[i] >= need), None)
+    if first is not None:
+        # the smallest (then cheapest) and the cheapest of the cards that hold it (min over them)
+        cheap = next(i for i in by_price if batches[i] >= need)
+        return Smallest.BUYABLE, cards[first], cards[cheap], 1, None
     others, capacities = recommend._pool(cat, True)
     batches = memory.max_batch_per_cards(terms, capacities)
-    fits = [g for g, mb in zip(others, batches, strict=True) if mb >= need]
-    if fits:
-        return Smallest.SERVER_ONLY, min(fits, key=lambda g: g.vram_gb), None, 1, None
+    first = next((i for i in _orders(cat, True)[2] if batches[i] >= need), None)
+    if first is not None:
+        return Smallest.SERVER_ONLY, others[first], None, 1, None
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
     par = split_parallelism(w)
     for n in (2, 4, 8):
