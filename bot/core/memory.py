@@ -1300,19 +1300,22 @@ class Estimate:
         return round(self.low / GB, 2), round(self.high / GB, 2)
 
     def breakdown_gb(self) -> dict[str, float]:
-        parts = {
-            "weights": self.weights,
-            "gradients": self.gradients,
-            "optimizer": self.optimizer,
-            "activations": self.activations,
-            "kv_cache": self.kv_cache,
-            "overhead": self.overhead,
+        w, g, o = round(self.weights / GB, 2), round(self.gradients / GB, 2), round(self.optimizer / GB, 2)
+        a, kv, ov = (
+            round(self.activations / GB, 2),
+            round(self.kv_cache / GB, 2),
+            round(self.overhead / GB, 2),
+        )
+        # keep the rounded parts adding up to the rounded total (summed in the parts' order)
+        diff = round(round(self.total / GB, 2) - sum((w, g, o, a, kv, ov)), 2)
+        return {
+            "weights": w,
+            "gradients": g,
+            "optimizer": o,
+            "activations": a,
+            "kv_cache": kv,
+            "overhead": round(ov + diff, 2),
         }
-        out = {k: round(v / GB, 2) for k, v in parts.items()}
-        # keep the rounded parts adding up to the rounded total
-        diff = round(round(self.total / GB, 2) - sum(out.values()), 2)
-        out["overhead"] = round(out["overhead"] + diff, 2)
-        return out
 
     def assumptions(self) -> dict[str, Any]:
         w = self.workload

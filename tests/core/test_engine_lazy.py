@@ -118,3 +118,31 @@ def test_inference_act_kv_is_act_kv_at_for_every_model(cat):
         w32 = memory.resolve_workload(m, task=Task.INFERENCE, precision=Precision.FP32)
         assert memory._inference_act_kv(m, w32, 2048, 2.0) == memory._act_kv_at(m, w32, 2.0)(2048)
     assert checked > 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rtx a4500 vs rtx 3090 for llama 3 8b",
+        "RTX 4090 vs RX 7900 XTX",
+        "can a gtx 1650 run bert",
+        "tesla v100 vs a100",
+        "rtx 3070 ti or rtx 3060 12gb",
+        "geforce rtx 4060 ti 16gb for sdxl",
+    ],
+)
+def test_other_cards_with_the_catalog_names_table_is_the_matcher(text):
+    """``other_cards`` skips the matcher for a phrase the per-catalog table knows as a catalog card's
+    name: the same phrases as asking the matcher about each one."""
+    from bot.core import specs_fallback as sf
+    from bot.core.matching import get_matcher, normalize
+
+    matcher = get_matcher()
+    slow = [
+        p
+        for p in sf.card_mentions(text)
+        if sf.is_bare_card(p) or not any(m.kind == "gpu" for m in matcher.mentions(normalize(p), "gpu"))
+    ]
+    assert sf.other_cards(text) == slow
+    known = sf._catalog_card_names(matcher)
+    assert "rtx 3090" in known and "rtx a4500" not in known
