@@ -72,6 +72,16 @@ _PREC = {
     "fp8": Precision.FP8,
     "int8": Precision.INT8,
 }
+# enum members the per-build paths read, as module globals (on Python 3.11 ``Task.INFERENCE`` goes
+# through EnumType's slow attribute hook, ~0.1 us a read)
+_INFERENCE, _INT4, _TENSOR, _PIPELINE = (
+    Task.INFERENCE,
+    Precision.INT4,
+    Parallelism.TENSOR,
+    Parallelism.PIPELINE,
+)
+_TRAINS_16 = frozenset({Precision.BF16, Precision.FP8})
+_LEVEL_NO, _LEVEL_YES, _NO_FALLBACK = support.Level.NO, support.Level.YES, support.FallbackReason.NONE
 
 
 @quick_init
@@ -96,7 +106,7 @@ def builds_apply(m: Model, q: Query) -> bool:
     if m.kind not in (*LLM_KINDS, "diffusion"):
         return False
     task = q.task or memory.default_task(m)
-    return task is Task.INFERENCE
+    return task is _INFERENCE
 
 
 def _families(cat: Catalog, m: Model, q: Query) -> frozenset[str]:
@@ -110,11 +120,11 @@ def _runs_on(b: Build, fam: str, g: GPU | None) -> bool:
     if g is None:
         return True
     if fam == "bnb":
-        return support.supports(g, "bitsandbytes").level is not support.Level.NO
+        return support.supports(g, "bitsandbytes").level is not _LEVEL_NO
     if fam in ("awq", "gptq"):
         return g.software in ("cuda", "rocm")
     if fam == "gguf":
-        return support.supports(g, "llama.cpp").level is not support.Level.NO
+        return support.supports(g, "llama.cpp").level is not _LEVEL_NO
     return True
 
 
@@ -152,22 +162,17 @@ def build_workload(m: Model, w: Workload, b: Build) -> Workload:
     keep the memory model's precision path (it is calibrated on diffusers' measured fp8 / int8 /
     NF4 pipelines, which quantize the big text encoder too, as ComfyUI users do)."""
     fmt_prec = b.precision
-    prec = _PREC.get(fmt_prec, Precision.INT4)
+    prec = _PREC.get(fmt_prec, _INT4)
     if m.kind == "diffusion":
         if b.is_release:
             return copy_with(w, format_id=b.format_id)
         nf4 = fmt_prec == "nf4"
         return copy_with(w, precision=prec, nf4=nf4, format_id=b.format_id)
     par = w.parallelism
-    if (
-        b.format_id.startswith("gguf")
-        and w.num_gpus > 1
-        and par is Parallelism.TENSOR
-        and not w.parallelism_stated
-    ):
+    if b.format_id.startswith("gguf") and w.num_gpus > 1 and par is _TENSOR and not w.parallelism_stated:
         # llama.cpp, which runs GGUF files, splits the layers across the cards by default
         # (--split-mode layer): the same memory per card as tensor parallel, said as what it is
-        par = Parallelism.PIPELINE
+        par = _PIPELINE
     return copy_with(
         w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB, parallelism=par
     )
@@ -187,7 +192,7 @@ def _weights_pass(w: Workload, k: int, room: float) -> bool:
 
 
 def _on(m: Model, g: GPU, w: Workload, n: int) -> Estimate:
-    par = w.parallelism if n == w.num_gpus else Parallelism.TENSOR
+    par = w.parallelism if n == w.num_gpus else _TENSOR
     return memory.estimate(m, g, workload=copy_with(w, num_gpus=n, parallelism=par))
 
 
@@ -513,13 +518,13 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
             )
         )
     asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision in (Precision.BF16, Precision.FP8):
+    if asked is None and w.trains and w.precision in _TRAINS_16:
         asked = str(w.precision)
     if asked is None and release_precision in ("bf16", "fp8") and not w.trains:
         asked = release_precision
     if asked is not None and asked not in ("int8", "int4"):
         ch = support.precision_for(g, asked)
-        if ch.reason is not support.FallbackReason.NONE:
+        if ch.reason is not _NO_FALLBACK:
             out.append(
                 note(
                     NoteCode.PRECISION_FALLBACK,
@@ -531,7 +536,7 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
                 )
             )
     tools: list[str] = []
-    if w.nf4 or (w.trains and w.method.value == "qlora"):
+    if w.nf4 or (w.trains and w.method == "qlora"):
         tools.append("bitsandbytes")
     if q.engine == "vllm":
         tools.append("vllm")
@@ -543,7 +548,7 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
         tools.append("pytorch-training")
     for tool in tools:
         s = support.supports(g, tool)
-        if s.level is not support.Level.YES:
+        if s.level is not _LEVEL_YES:
             out.append(note(NoteCode.SOFTWARE_LIMIT, card=g.id, tool=tool, level=str(s.level), stack=s.stack))
     if q.engine == "vllm":
         out.append(
