@@ -194,12 +194,6 @@ def _made(rows: tuple[_Row, ...]) -> tuple[Candidate, ...]:
     return tuple(Candidate(*r) for r in rows)
 
 
-@functools.lru_cache(maxsize=8)
-def _capacities(catalog: Catalog) -> list[float]:
-    """Every card's capacity, in catalog order (computed once per catalog)."""
-    return [memory.usable_bytes(g) for g in catalog.gpus.values()]
-
-
 def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
     """The price each card gets under the question's own prices: quotes ("I can get a 3090 for
     $650") override the catalog, "new only" / "used only" pick the kind. None: the catalog's prices."""
@@ -386,14 +380,22 @@ def _build_candidates(
     q4_sp: dict[str, speed.Speed] | None = None
     n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
     out: list[_Row] = []
+    q4_id = q4.format_id
     for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
-            if not servers or rb >= need:  # (a server module is a candidate only when it fits)
-                out.append(_candidate(g, rb, need, n, rel_sp[g.id], rel_gb, price_of, rid, rel_w))
+            if servers and rb < need:
+                continue  # (a server module is a candidate only when it fits)
+            mb, sp, total_gb, fid, bw = rb, rel_sp[g.id], rel_gb, rid, rel_w
         else:
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
-            out.append(_candidate(g, qb, need, n, q4_sp[g.id], q4_gb, price_of, q4.format_id, q4_w))
+            mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
+        if price_of is not None:
+            out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
+            continue
+        price = g.price_usd * n if g.price_usd else None  # ``_candidate`` at the catalog's prices, inline
+        value = sp.relative / (price / 1000.0) if price else None
+        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, fid, bw))
     return rel_w, out
 
 
@@ -781,12 +783,14 @@ def _fix_for_budget(
     changes, the one that runs on the cheapest hardware.
     """
     limit = budget if budget is not None else float("inf")
-    affordable: list[GPU] = []
-    caps: list[float] = []  # their capacities (per-catalog), in the same order
-    for (g, buy), cap in zip(_cards(catalog), _capacities(catalog), strict=True):
-        if buy and (g.price_usd or 0) * w.num_gpus <= limit:
-            affordable.append(g)
-            caps.append(cap)
+    # the cards worth buying that the budget affords, with their capacities (per-catalog), in order
+    cards, pool_caps = _pool(catalog, False)
+    if budget is None:
+        affordable, caps = list(cards), pool_caps
+    else:
+        n = w.num_gpus
+        keep = [i for i, g in enumerate(cards) if (g.price_usd or 0) * n <= limit]
+        affordable, caps = [cards[i] for i in keep], [pool_caps[i] for i in keep]
     runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
     # (changes built one at a time: with a budget the first that works is the answer)
