@@ -71,6 +71,8 @@ def test_training_entry_has_no_context_either_way(cat):
         "best card for training resnet-50, budget 1000 dollars",
         "what gpu for qwen2.5 72b under $500",  # nothing in budget: the cheapest fit beyond it
         "gpu for sdxl",  # no budget
+        "what gpu for llama 3 8b under $1000? a 3090 is $650 used here",  # a quoted price
+        "gpu for sdxl under $800, used only",  # the used prices: a card without one is not weighed
     ],
 )
 def test_chart_candidates_are_every_priced_card(cat, text):
@@ -84,9 +86,19 @@ def test_chart_candidates_are_every_priced_card(cat, text):
     assert isinstance(r, RecommendResult) and r.candidates_of is not None
     rows = a.candidates
     cards, _ = recommend._pool(cat, False)
-    assert [row.gpu for row in rows] == [g.id for g in cards]
+    if a.query.price_question is None:
+        assert [row.gpu for row in rows] == [g.id for g in cards]
+    else:  # the priced cards, in the pool's order
+        order = {g.id: i for i, g in enumerate(cards)}
+        seen = [order[row.gpu] for row in rows]
+        assert seen == sorted(seen) and len(seen) > 10
     fits = {row.gpu for row in rows if row.fits}
     assert {p.gpu.id for p in r.picks} <= fits
+    by_id = {row.gpu: row for row in rows}
+    for p in r.picks:  # the chart's row of a pick says what the pick says
+        row = by_id[p.gpu.id]
+        assert row.price_usd == p.price_usd and round(row.relative_speed, 3) == p.relative_speed
+        assert row.max_batch_size == p.max_batch
     if r.budget_usd is not None:
         in_budget = {row.gpu for row in rows if row.fits and (row.price_usd or 0) <= r.budget_usd}
         assert {p.gpu.id for p in r.picks} <= in_budget
