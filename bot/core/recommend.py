@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -190,8 +190,8 @@ class RecommendResult:
         return self.considered_of()
 
 
-def _made(weighed: _Weighed, ks: tuple[int, ...]) -> tuple[Candidate, ...]:
-    return tuple(Candidate(*weighed.row(k)) for k in ks)
+def _made(rows: tuple[_Row, ...]) -> tuple[Candidate, ...]:
+    return tuple(Candidate(*r) for r in rows)
 
 
 def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
@@ -250,64 +250,31 @@ def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> t
 
 
 #: a candidate's fields in ``Candidate``'s order (gpu, max_batch, fits, speed, price, value, total_gb,
-#: quote, build, workload)
+#: quote, build, workload): a recommendation weighs every card as one of these and makes a
+#: ``Candidate`` only of the cards it decides among (the rest only for charts, when drawn)
 _Row = tuple[Any, ...]
-#: the build a card is weighed at: (its speeds by card id, or () -> them; memory per card at the batch
-#: needed, GB; build id; the build's workload), the last two as a ``Candidate`` carries them
-_Build = tuple[Any, float, "str | None", "Workload | None"]
 
 
-class _Weighed:
-    """The cards of a pool weighed for a workload, in pool order: per card the largest batch at the
-    build it runs as, whether that holds the batch needed, and its price. The rest of a candidate's
-    fields (its speed, speed per dollar, ...) are made by ``row`` only for the cards a
-    recommendation decides among (the others only when a chart draws them)."""
-
-    __slots__ = ("gpus", "mb", "fits", "price", "quote", "alt", "main", "second")
-
-    def __init__(
-        self,
-        gpus: list[GPU],
-        mb: list[int],
-        need: int,
-        price: list[float | None],
-        quote: list[Any] | None,
-        main: _Build,
-        alt: list[bool] | None = None,
-        second: _Build | None = None,
-    ) -> None:
-        self.gpus, self.mb, self.price, self.quote = gpus, mb, price, quote
-        self.fits = [b >= need for b in mb]
-        self.main, self.alt, self.second = main, alt, second
-
-    def __len__(self) -> int:
-        return len(self.gpus)
-
-    def row(self, k: int) -> _Row:
-        """The ``k``-th card as a candidate's fields."""
-        second = self.alt is not None and self.alt[k]
-        speeds, total_gb, build, tagged = self.second if second and self.second else self.main
-        if callable(speeds):  # (the second build's speed table, looked up for its first card)
-            speeds = speeds()
-            if second and self.second:
-                self.second = (speeds, total_gb, build, tagged)
-        g = self.gpus[k]
-        sp = speeds[g.id]
-        price = self.price[k]
-        value = sp.relative / (price / 1000.0) if price else None
-        quote = self.quote[k] if self.quote is not None else None
-        return (g, self.mb[k], self.fits[k], sp, price, value, total_gb, quote, build, tagged)
-
-
-def _prices(
-    gpus: Sequence[GPU], n: int, price_of: Callable[[GPU], Any] | None
-) -> tuple[list[float | None], list[Any] | None]:
-    """Each card's price for ``n`` of it (None: no price) and the quotes they come from (None: the
-    catalog's prices)."""
+def _candidate(
+    g: GPU,
+    mb: int,
+    need: int,
+    n: int,
+    sp: speed.Speed,
+    total_gb: float,
+    price_of: Callable[[GPU], Any] | None,
+    build: str | None,
+    tagged: Workload | None,
+) -> _Row:
+    """Card ``g`` as a candidate's fields: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
     if price_of is None:
-        return [g.price_usd * n if g.price_usd else None for g in gpus], None
-    quotes = [price_of(g) for g in gpus]
-    return [x.usd * n if x is not None else None for x in quotes], quotes
+        quote = None
+        price = g.price_usd * n if g.price_usd else None
+    else:
+        quote = price_of(g)
+        price = quote.usd * n if quote is not None else None
+    value = sp.relative / (price / 1000.0) if price else None
+    return (g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
 
 
 def _candidates(
@@ -319,9 +286,9 @@ def _candidates(
     build: str | None = None,
     tagged: Workload | None = None,
     servers: bool = False,
-) -> _Weighed:
-    """The catalog's cards weighed for ``w`` (``build`` / ``tagged``: the build and workload each
-    candidate carries), in catalog order: every card worth buying, or with ``servers`` every
+) -> list[_Row]:
+    """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
+    each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
     other card the workload fits (a server module); a card that is neither is no pick, no chart
     bar, no server. The two sets are built apart because a recommendation needs the server modules
     only when no card worth buying fits (``RecommendResult.server_fit``): ~45 candidates a
@@ -329,13 +296,20 @@ def _candidates(
     cards, capacities = _pool(catalog, servers)
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
-    if servers:
-        kept = [k for k, mb in enumerate(batches) if mb >= need]
-        gpus, batches = [cards[k] for k in kept], [batches[k] for k in kept]
-    else:
-        gpus = list(cards)
-    price, quote = _prices(gpus, w.num_gpus, price_of)
-    return _Weighed(gpus, batches, need, price, quote, (speeds, total_gb, build, tagged))
+    n = w.num_gpus
+    if price_of is not None or servers:
+        return [
+            _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
+            for g, mb in zip(cards, batches, strict=True)
+            if not servers or mb >= need
+        ]
+    out: list[_Row] = []
+    for g, mb in zip(cards, batches, strict=True):  # ``_candidate`` at the catalog's prices, inline
+        sp = speeds[g.id]
+        price = g.price_usd * n if g.price_usd else None
+        value = sp.relative / (price / 1000.0) if price else None
+        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -383,7 +357,7 @@ def _build_candidates(
     need: int,
     price_of: Callable[[GPU], Any] | None,
     servers: bool = False,
-) -> tuple[Workload, _Weighed]:
+) -> tuple[Workload, list[_Row]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which. The cards
     worth buying, or with ``servers`` the server modules (see ``_candidates``)."""
@@ -403,46 +377,40 @@ def _build_candidates(
     rel_b, rel_gb = _batches(model, rel_w, need, capacities)
     q4_b, q4_gb = _batches(model, q4_w, need, capacities)
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
-    gpus: list[GPU] = []
-    mb: list[int] = []
-    alt: list[bool] = []
+    q4_sp: dict[str, speed.Speed] | None = None
+    n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
+    out: list[_Row] = []
+    q4_id = q4.format_id
     for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
             if servers and rb < need:
                 continue  # (a server module is a candidate only when it fits)
-            gpus.append(g)
-            mb.append(rb)
-            alt.append(False)
+            mb, sp, total_gb, fid, bw = rb, rel_sp[g.id], rel_gb, rid, rel_w
         else:
-            gpus.append(g)
-            mb.append(qb)
-            alt.append(True)
-    # (the builds' workloads keep the question's count of cards)
-    price, quote = _prices(gpus, w.num_gpus, price_of)
-    q4_speeds = functools.partial(speed.speed_table, catalog, model.id, q4_w.task, q4_w.precision)
-    return rel_w, _Weighed(
-        gpus,
-        mb,
-        need,
-        price,
-        quote,
-        (rel_sp, rel_gb, rid, rel_w),
-        alt,
-        (q4_speeds, q4_gb, q4.format_id, q4_w),
-    )
+            if q4_sp is None:
+                q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
+            mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
+        if price_of is not None:
+            out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
+            continue
+        price = g.price_usd * n if g.price_usd else None  # ``_candidate`` at the catalog's prices, inline
+        value = sp.relative / (price / 1000.0) if price else None
+        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, fid, bw))
+    return rel_w, out
 
 
-def _precision_checked(catalog: Catalog, cands: _Weighed, w: Workload, q: Query) -> _Weighed:
-    """``cands`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
+def _precision_checked(catalog: Catalog, rows: list[_Row], w: Workload, q: Query) -> list[_Row]:
+    """``rows`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
     asked = _asked_precision(w, q)
     if asked is None:
-        return cands
+        return rows
     runs = _runs_table(catalog).get(asked)
-    fits = cands.fits
-    for k, g in enumerate(cands.gpus):
-        if fits[k] and not (g.id in runs if runs is not None else _runs_precision(g, w, q)):
-            fits[k] = False
-    return cands
+    return [
+        r
+        if not r[2] or (r[0].id in runs if runs is not None else _runs_precision(r[0], w, q))
+        else (r[0], r[1], False, *r[3:])
+        for r in rows
+    ]
 
 
 def _absent(c: Candidate, chosen: list[Candidate]) -> bool:
@@ -458,21 +426,20 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     price_of = question_prices(catalog, q)
     w0 = w
-    w, weighed = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
-    weighed = _precision_checked(catalog, weighed, w, q)
-    prices, row = weighed.price, weighed.row
-    priced = [k for k in range(len(weighed)) if prices[k] is not None]
+    w, rows = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
+    rows = _precision_checked(catalog, rows, w, q)
+    priced = [r for r in rows if r[4] is not None]
     budget = q.budget_usd
-    fit_rows = [k for k in priced if weighed.fits[k]]
+    fit_rows = [r for r in priced if r[2]]
     # candidates of the cards decided among, in card order: those in budget (or every one that fits,
     # with no budget or none in budget: the cheapest fit is said then)
     if budget is None:
-        fitting = [Candidate(*row(k)) for k in fit_rows]
+        fitting = [Candidate(*r) for r in fit_rows]
         in_budget = list(fitting)
     else:
-        in_budget = [Candidate(*row(k)) for k in fit_rows if (prices[k] or 0) <= budget]
+        in_budget = [Candidate(*r) for r in fit_rows if (r[4] or 0) <= budget]
         # (the fits beyond the budget are read only when none is in it: the cheapest fit is said)
-        fitting = [] if in_budget else [Candidate(*row(k)) for k in fit_rows]
+        fitting = [] if in_budget else [Candidate(*r) for r in fit_rows]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
     # the cheapest and the best value that fit, ignoring the budget: an answer says the first with no
     # budget or none in it, the second with no budget (the fields are None when no answer reads them)
@@ -525,11 +492,9 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     server_fit = None
     if not fit_rows:  # (the result carries a server module only when no workstation card fits)
         _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
-        others = _precision_checked(catalog, others, w, q)
-        og = others.gpus
-        servers = [k for k in range(len(others)) if others.fits[k]]
-        best = min(servers, key=lambda k: (og[k].vram_gb, og[k].price_usd or 0), default=None)
-        server_fit = Candidate(*others.row(best)) if best is not None else None
+        servers = [r for r in _precision_checked(catalog, others, w, q) if r[2]]
+        best = min(servers, key=lambda r: (r[0].vram_gb, r[0].price_usd or 0), default=None)
+        server_fit = Candidate(*best) if best is not None else None
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
@@ -548,7 +513,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         budget_usd=budget,
         picks=tuple(picks),
         in_budget=tuple(in_budget),
-        considered_of=functools.partial(_made, weighed, tuple(priced)),
+        considered_of=functools.partial(_made, tuple(priced)),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
         server_fit=server_fit,
