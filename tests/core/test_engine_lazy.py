@@ -158,3 +158,34 @@ def test_other_cards_with_the_catalog_names_table_is_the_matcher(text):
     assert sf.other_cards(text) == slow
     known = sf._catalog_card_names(matcher)
     assert "rtx 3090" in known and "rtx a4500" not in known
+
+
+@pytest.mark.parametrize(
+    ("model", "card"),
+    [
+        ("qwen2.5-72b", "rtx-4060"),
+        ("llama-3.1-70b", "rtx-4090"),
+        ("deepseek-r1", "h100-sxm"),
+        ("llama-3.1-8b", "rtx-3060-12gb"),
+    ],
+)
+def test_builds_judged_without_an_estimate_do_not_fit(cat, model, card):
+    """A build no answer lists whose weights alone pass the card is judged without its estimate;
+    read later, the estimate is the build's and says it does not fit, as the verdict does."""
+    from bot.core import recommend
+    from bot.core.engine import builds
+    from bot.core.parsing import parse
+
+    m, g = cat.model(model), cat.gpu(card)
+    q = parse(f"can a {g.name} run {m.name}", cat)
+    base = recommend.workload_for(m, q)
+    verdicts = builds.judge_builds(cat, m, g, q, base)
+    later = [v for v in verdicts if isinstance(v, builds._LaterVerdict)]
+    for v in verdicts:
+        e = memory.estimate(m, g, workload=builds.build_workload(m, base, v.build))
+        assert v.estimate == e
+        assert v.fits == builds._fits(e, False) or v.model_offload
+    for v in later:
+        assert not v.fits and not v.headline and v.min_cards is None
+    if model != "llama-3.1-8b":
+        assert later  # (a large model on a small card: the middle builds are judged this way)

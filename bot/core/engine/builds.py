@@ -99,6 +99,27 @@ class BuildVerdict:
     roomy: bool = False  # the headline is tight: this is the best smaller build that fits with room
 
 
+class _LaterVerdict(BuildVerdict):
+    """A build that does not fit, judged without its estimate (its weights alone pass the card): the
+    estimate is worked out when something reads it. The same verdict otherwise (not a dataclass of
+    its own: BuildVerdict's fields, ``estimate`` read through the property)."""
+
+    @staticmethod
+    def of(b: Build, m: Model, g: GPU, w: Workload) -> BuildVerdict:
+        v = _LaterVerdict(b, None, False, None, False, False, None)  # type: ignore[arg-type]
+        v.__dict__["later"] = (m, g, w)
+        return v
+
+    @property  # type: ignore[misc]
+    def estimate(self) -> Estimate:  # type: ignore[override]
+        d = self.__dict__
+        e = d["estimate"]
+        if e is None:
+            m, g, w = d["later"]
+            e = d["estimate"] = memory.estimate(m, g, workload=w)
+        return e
+
+
 def builds_apply(m: Model, q: Query) -> bool:
     """Answer at several builds: inference, no precision named, an LLM or a diffusion pipeline."""
     if q.precision is not None or q.method is not None:
@@ -203,8 +224,19 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
     diffusion = m.kind == "diffusion"
     out: list[BuildVerdict] = []
     headline_set = False
+    room = memory.usable_bytes(g) * (VLLM_RESERVE if vllm else 1.0)
     for b in usable_builds(cat, m, q, g):
         w = build_workload(m, base, b)
+        if (
+            not diffusion
+            and not (b.is_release or b.format_id in SHOWN)
+            and _weights_pass(w, w.num_gpus, room)
+        ):
+            # a build no answer lists whose weights alone pass the card: it does not fit, and its
+            # estimate is worked out only if something reads it (the lowest builds' offload offers)
+            if not headline_set or q.max_context:
+                out.append(_LaterVerdict.of(b, m, g, w))
+            continue
         e = memory.estimate(m, g, workload=w)
         ok = _fits(e, vllm)
         need: int | None = None
@@ -218,7 +250,6 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
                 resident, e, ok, offload = e.total / GB, oe, True, True
         shown_id = b.is_release or b.format_id in SHOWN
         if not ok and not diffusion and shown_id:  # diffusers does not split one pipeline across cards
-            room = memory.usable_bytes(g) * (VLLM_RESERVE if vllm else 1.0)
             for k in (2, 4, 8):
                 if k > w.num_gpus and not _weights_pass(w, k, room) and _fits(_on(m, g, w, k), vllm):
                     need = k
