@@ -791,6 +791,9 @@ def _fix_for_budget(
         n = w.num_gpus
         keep = [i for i, g in enumerate(cards) if (g.price_usd or 0) * n <= limit]
         affordable, caps = [cards[i] for i in keep], [pool_caps[i] for i in keep]
+    if not affordable:
+        return None, None  # (no change makes a card work when no card is affordable)
+    top = [max(caps)]  # the largest: a change that does not fit it fits no affordable card
     runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
     # (changes built one at a time: with a budget the first that works is the answer)
@@ -799,6 +802,8 @@ def _fix_for_budget(
         splits = nw.parallelism in _BATCH_SPLITS
         terms = memory.profile(model, nw)
         scale = nw.num_gpus if splits else 1
+        if memory.max_batches(terms, top)[0] * scale < b:
+            continue  # (the largest batch grows with the card's capacity)
         # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
         asked = _asked_precision(nw, q) if q is not None else None
         runs = runs_table.get(asked) if asked is not None else None

@@ -189,3 +189,18 @@ def test_builds_judged_without_an_estimate_do_not_fit(cat, model, card):
         assert not v.fits and not v.headline and v.min_cards is None
     if model != "llama-3.1-8b":
         assert later  # (a large model on a small card: the middle builds are judged this way)
+
+
+def test_support_table_is_supports(cat):
+    """``support.supports`` of a catalog card reads a per-catalog table: the same answer as working it out."""
+    from dataclasses import replace
+
+    from bot.core import support
+
+    for tool, t in cat.tools.items():
+        for g in cat.gpus.values():
+            if g.software in t.support:
+                assert support.supports(g, tool) == support._supports(g, tool, cat)
+    g = cat.gpu("rtx-3090")
+    other = replace(g, architecture="Pascal")  # not the catalog's card: worked out, not looked up
+    assert support.supports(other, "bitsandbytes") == support._supports(other, "bitsandbytes", cat)
