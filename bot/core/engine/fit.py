@@ -53,14 +53,15 @@ def fit_entry(
     min_cards: int | None = None,
     *,
     lazy_context: bool = False,
+    command: dict[str, Any] | None = None,
 ) -> FitEntry:
     """The entry of ``m`` on ``g`` (``build``: the build judged, with its verdict ``fits`` and
-    ``min_cards``). ``lazy_context``: the longest context is worked out when the JSON is written
-    (``FitEntry.max_context_of``), for an answer that does not say it."""
+    ``min_cards``; ``command``: its command's JSON). ``lazy_context``: the longest context is worked
+    out when the JSON is written (``FitEntry.max_context_of``), for an answer that does not say it."""
     if lazy_context and g is not None and _has_context(m, e):
         later = functools.partial(_max_context_json, m, g, e)
-        return _fit_entry(m, g, e, fixes, build, fits, min_cards, None, later)
-    return _fit_entry(m, g, e, fixes, build, fits, min_cards, _max_context(m, g, e))
+        return _fit_entry(m, g, e, fixes, build, fits, min_cards, None, later, command)
+    return _fit_entry(m, g, e, fixes, build, fits, min_cards, _max_context(m, g, e), None, command)
 
 
 def _has_context(m: Model, e: Estimate) -> bool:
@@ -99,6 +100,7 @@ def _fit_entry(
     min_cards: int | None,
     mc: memory.MaxContext | None,
     mc_later: Any = None,
+    command: dict[str, Any] | None = None,
 ) -> FitEntry:
     return FitEntry(
         model=m.id,
@@ -129,6 +131,7 @@ def _fit_entry(
         max_context_band=(mc.low, mc.high) if mc is not None else None,
         max_context_capped=mc.capped if mc is not None else False,
         kv_cache_dtype=(e.workload.kv_cache or "f16") if mc is not None else None,
+        command=command,
         max_context_of=mc_later,
     )
 
@@ -215,19 +218,25 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
-        entry = fit_entry(
-            m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards, lazy_context=not q.max_context
+        # the longest context: worked out now when asked, else when the JSON is written
+        mc = _max_context(m, g, e) if q.max_context else None
+        later = (
+            functools.partial(_max_context_json, m, g, e)
+            if not q.max_context and _has_context(m, e)
+            else None
         )
+        ctx = mc.tokens if mc is not None and mc.tokens else None
         at_max = None
         at_max_gb: float | None = None
-        if q.max_context and entry.max_context_tokens:
+        if ctx:
             # the memory at the longest context, so the answer shows what fills the card there
-            wm = copy_with(e.workload, seq_len=entry.max_context_tokens)
+            wm = copy_with(e.workload, seq_len=ctx)
             em = memory.estimate(m, g, workload=wm)
             at_max, at_max_gb = breakdown_of(em), em.total / GB
-        cmd = _command(cat, q, m, g, v, entry, offers, at_max_gb)
-        if cmd is not None:
-            entry = copy_with(entry, command=cmd.to_json())
+        cmd = _command(cat, q, m, g, v, offers, ctx, at_max_gb)
+        # (``fit_entry`` with the build's verdict and its command, made once)
+        cmd_json = cmd.to_json() if cmd is not None else None
+        entry = _fit_entry(m, g, e, (), v.build, v.fits, v.min_cards, mc, later, cmd_json)
         items.append(
             FitItem(
                 model=m,
@@ -265,12 +274,13 @@ def _command(
     m: Model,
     g: GPU,
     v: bld.BuildVerdict,
-    entry: FitEntry,
     offers: list[Note],
+    context_tokens: int | None = None,
     at_max_gb: float | None = None,
 ) -> commands.Command | None:
     """The command that runs this build as the verdict says (issue 17), with the offload the
-    answer offered for this build (the partial-offload layers, or every expert in RAM)."""
+    answer offered for this build (the partial-offload layers, or every expert in RAM);
+    ``context_tokens``: the longest context, when the question asks for it."""
     fid = v.build.format_id
     offload: commands.Offload | None = None
     if not v.fits:
@@ -284,7 +294,8 @@ def _command(
             elif n.code is NoteCode.SEQUENTIAL_OFFLOAD:
                 offload = commands.Offload(sequential=True)
     fmt = cat.formats.get(fid)
-    w = v.estimate.workload
+    e = v.estimate
+    w = e.workload
     same_cards = v.fits or offload is not None
     return commands.command_for(
         m,
@@ -295,11 +306,12 @@ def _command(
         fits=v.fits,
         num_gpus=w.num_gpus,
         # a "longest context" question runs at the longest context that fits
-        context_tokens=entry.max_context_tokens if q.max_context and entry.max_context_tokens else w.seq_len,
+        context_tokens=context_tokens or w.seq_len,
         batch_size=w.batch_size,
-        # at the longest context the card is as full as the memory there (vLLM's utilization)
-        required_gb=(at_max_gb or entry.required_gb) if same_cards else 0.0,
-        capacity_gb=entry.capacity_gb,
+        # at the longest context the card is as full as the memory there (vLLM's utilization);
+        # the entry's figures (``_fit_entry``: required_gb, capacity_gb)
+        required_gb=(at_max_gb or round(e.total / GB, 2)) if same_cards else 0.0,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
         min_cards=v.min_cards,
         offload=offload,
         model_offload=v.model_offload,
@@ -316,9 +328,7 @@ def _command(
 _ASKED_BUILD = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "gguf-q8_0", "int4": "awq-int4"}
 
 
-def _asked_command(
-    cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate, entry: FitEntry
-) -> commands.Command | None:
+def _asked_command(cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate) -> commands.Command | None:
     """The command of an inference verdict at the precision the question named (issue 17)."""
     w = e.workload
     if w.trains or m.kind not in (*bld.LLM_KINDS, "diffusion") or w.format_id:
@@ -331,7 +341,7 @@ def _asked_command(
     fmt = cat.formats.get(fid or "")
     if fmt is None:
         return None
-    fits = bool(entry.fits)
+    fits = bool(e.fits)
     return commands.command_for(
         m,
         g,
@@ -342,8 +352,9 @@ def _asked_command(
         num_gpus=w.num_gpus,
         context_tokens=w.seq_len,
         batch_size=w.batch_size,
-        required_gb=entry.required_gb if fits else 0.0,
-        capacity_gb=entry.capacity_gb,
+        # the entry's figures (``_fit_entry``: required_gb, capacity_gb)
+        required_gb=round(e.total / GB, 2) if fits else 0.0,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
         min_cards=None if fits else bld.min_cards(m, g, e),
         model_offload=w.model_offload,
         engine=q.engine,
@@ -424,14 +435,19 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
         published = find_measured(_measured_of(cat).get(m.id, ()), m.id, e.workload, e.batch_size)
-        entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes), lazy_context=not q.max_context)
+        cmd = _asked_command(cat, q, m, g, e)
+        entry = fit_entry(
+            m,
+            g,
+            e,
+            tuple(f.to_json() for f in fixes),
+            lazy_context=not q.max_context,
+            command=cmd.to_json() if cmd is not None else None,
+        )
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
         # a count asked ("how many 3090s for deepseek r1 at 4bit"): the fewest cards it fits on (inference)
         fewest = bld.min_cards(m, g, e) if how_many and not e.fits and not e.workload.trains else None
-        cmd = _asked_command(cat, q, m, g, e, entry)
-        if cmd is not None:
-            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
