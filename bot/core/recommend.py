@@ -297,19 +297,11 @@ def _candidates(
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     n = w.num_gpus
-    if price_of is not None or servers:
-        return [
-            _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
-            for g, mb in zip(cards, batches, strict=True)
-            if not servers or mb >= need
-        ]
-    out: list[_Row] = []
-    for g, mb in zip(cards, batches, strict=True):  # ``_candidate`` at the catalog's prices, inline
-        sp = speeds[g.id]
-        price = g.price_usd * n if g.price_usd else None
-        value = sp.relative / (price / 1000.0) if price else None
-        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
-    return out
+    return [
+        _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
+        for g, mb in zip(cards, batches, strict=True)
+        if not servers or mb >= need
+    ]
 
 
 @functools.lru_cache(maxsize=8)
@@ -390,12 +382,7 @@ def _build_candidates(
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
             mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
-        if price_of is not None:
-            out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
-            continue
-        price = g.price_usd * n if g.price_usd else None  # ``_candidate`` at the catalog's prices, inline
-        value = sp.relative / (price / 1000.0) if price else None
-        out.append((g, mb, mb >= need, sp, price, value, total_gb, None, fid, bw))
+        out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
     return rel_w, out
 
 
