@@ -196,6 +196,34 @@ _OPT_STATE_16 = {
     Optimizer.PAGED_ADAM8BIT: 2.0,
 }
 
+# the enum members the hot paths read, as module globals: on Python 3.11 ``Precision.FP16`` goes
+# through EnumType's ``__getattr__`` hook (~0.1 us a read, against ~0.02 us for a global), and an
+# estimate reads dozens of them
+_INFERENCE, _TRAINING, _FINETUNE = Task.INFERENCE, Task.TRAINING, Task.FINETUNE
+_FULL, _LORA, _QLORA = Method.FULL, Method.LORA, Method.QLORA
+_FP32, _FP16, _BF16, _FP8, _INT8, _INT4 = (
+    Precision.FP32,
+    Precision.FP16,
+    Precision.BF16,
+    Precision.FP8,
+    Precision.INT8,
+    Precision.INT4,
+)
+_DATA, _SHARDED, _TENSOR, _PIPELINE = (
+    Parallelism.DATA,
+    Parallelism.SHARDED,
+    Parallelism.TENSOR,
+    Parallelism.PIPELINE,
+)
+_ADAMW, _ADAFACTOR = Optimizer.ADAMW, Optimizer.ADAFACTOR
+_QUANTIZED = frozenset({_INT8, _INT4, _FP8})
+_HALF = frozenset({_FP16, _BF16})
+_HALF_OR_FP8 = frozenset({_FP16, _BF16, _FP8})
+_ADAPTERS = frozenset({_LORA, _QLORA})
+_SPLIT_PARALLEL = frozenset({_SHARDED, _TENSOR, _PIPELINE})
+_LAYER_SPLITS = frozenset({_TENSOR, _PIPELINE})
+_BATCH_SPLITS = frozenset({_DATA, _SHARDED})
+
 # T5's feed-forward output projection ("wo") is never quantized: transformers lists it in
 # T5PreTrainedModel._keep_in_fp32_modules, so bitsandbytes leaves it in fp32 (torchao in the
 # pipeline's 16 bits). T5-XXL: 24 blocks x d_model 4096 x d_ff 10240 = 1.007B of 4.762B.
@@ -363,15 +391,15 @@ class Workload:
 
     @property
     def trains(self) -> bool:
-        return self.task is not Task.INFERENCE
+        return self.task is not _INFERENCE
 
     @property
     def mixed(self) -> bool:
         """fp32 master weights with 16-bit autocast (full training in fp16/bf16 unless pure)."""
-        sixteen = self.precision in (Precision.FP16, Precision.BF16, Precision.FP8)
+        sixteen = self.precision in _HALF_OR_FP8
         if not sixteen or self.pure_16bit:
             return False
-        return self.amp or (self.trains and self.method is Method.FULL)
+        return self.amp or (self.trains and self.method is _FULL)
 
 
 # suggestion labels (the phrasing layer writes what users read from the structured patch)
@@ -449,35 +477,35 @@ def resolve_workload(
     """
     notes: list[str] = []
     if nf4:
-        precision = Precision.INT4
-    if method in (Method.LORA, Method.QLORA) and task in (None, Task.TRAINING):
-        task = Task.FINETUNE
+        precision = _INT4
+    if method in _ADAPTERS and task in (None, _TRAINING):
+        task = _FINETUNE
     if task is None:
         task = default_task(model)
-    if task is Task.INFERENCE:
-        method = Method.FULL
+    if task is _INFERENCE:
+        method = _FULL
     elif method is None:
-        method = Method.FULL
+        method = _FULL
     if precision is None:
-        precision = Precision.INT4 if method is Method.QLORA else Precision.FP16
+        precision = _INT4 if method is _QLORA else _FP16
         if model.kind == "decoder" or model.kind == "moe-decoder":
-            precision = Precision.INT4 if method is Method.QLORA else Precision.BF16
-    if task is not Task.INFERENCE and method is Method.FULL and precision in (Precision.INT8, Precision.INT4):
+            precision = _INT4 if method is _QLORA else _BF16
+    if task is not _INFERENCE and method is _FULL and precision in (_INT8, _INT4):
         # quantized weights cannot be trained directly: the real recipe is LoRA on a quantized base
-        method = Method.QLORA if precision is Precision.INT4 else Method.LORA
-        task = Task.FINETUNE
+        method = _QLORA if precision is _INT4 else _LORA
+        task = _FINETUNE
         notes.append(f"{precision} weights cannot be fully trained; assumed LoRA on a {precision} base")
-    if method is Method.QLORA:
-        precision = Precision.INT4
+    if method is _QLORA:
+        precision = _INT4
         nf4 = True
-    trains = task is not Task.INFERENCE
-    sixteen = precision in (Precision.FP16, Precision.BF16)
+    trains = task is not _INFERENCE
+    sixteen = precision in _HALF
     pure = bool(pure_16bit) and sixteen and trains
     mixed_asked = bool(amp) and sixteen and not pure
     if optimizer is None:
-        optimizer = Optimizer.ADAMW
+        optimizer = _ADAMW
     if grad_checkpointing is None:
-        grad_checkpointing = method is Method.QLORA or (method is Method.LORA and model.kind in _GATED_KINDS)
+        grad_checkpointing = method is _QLORA or (method is _LORA and model.kind in _GATED_KINDS)
     att = attention if attention in ("eager", "sdpa", "flash") else ""
     if att:
         fused_attention = att != "eager"
@@ -485,23 +513,19 @@ def resolve_workload(
         fused_attention = True
     if seq_len is None and model.kind in TRANSFORMER_KINDS and model.default_seq_len:
         seq_len = model.default_seq_len
-        if task is Task.FINETUNE and model.kind in _GATED_KINDS:
-            seq_len = QLORA_SEQ_LEN if method is Method.QLORA else min(seq_len, FINETUNE_DECODER_SEQ_LEN)
+        if task is _FINETUNE and model.kind in _GATED_KINDS:
+            seq_len = QLORA_SEQ_LEN if method is _QLORA else min(seq_len, FINETUNE_DECODER_SEQ_LEN)
     num_gpus = max(1, int(num_gpus))
     if parallelism is None:
         if num_gpus == 1:
-            parallelism = Parallelism.DATA
-        elif task is Task.INFERENCE:
-            parallelism = Parallelism.TENSOR
+            parallelism = _DATA
+        elif task is _INFERENCE:
+            parallelism = _TENSOR
         else:
-            parallelism = Parallelism.DATA  # refined in estimate(): sharded when a copy does not fit
+            parallelism = _DATA  # refined in estimate(): sharded when a copy does not fit
     rank: int | None = None
-    if method is not Method.FULL:
-        rank = (
-            lora_rank
-            if lora_rank and lora_rank > 0
-            else (QLORA_RANK if method is Method.QLORA else LORA_RANK)
-        )
+    if method is not _FULL:
+        rank = lora_rank if lora_rank and lora_rank > 0 else (QLORA_RANK if method is _QLORA else LORA_RANK)
     targets = lora_targets if lora_targets in LORA_TARGETS else "all-linear"
     return Workload(
         task=task,
@@ -520,11 +544,11 @@ def resolve_workload(
         # outputs are cached before training (the encoders are never on the card while it trains)
         offload_text_encoders=bool(offload_text_encoders or (cpu_offload and not trains))
         and model.kind == "diffusion"
-        and (task is Task.INFERENCE or method in (Method.LORA, Method.QLORA)),
+        and (task is _INFERENCE or method in _ADAPTERS),
         notes=tuple(notes),
         pure_16bit=pure,
         amp=mixed_asked,
-        nf4=bool(nf4) and precision is Precision.INT4,
+        nf4=bool(nf4) and precision is _INT4,
         lora_targets=targets,
         cpu_offload=bool(cpu_offload) and trains,
         attention=att,
@@ -537,7 +561,7 @@ def resolve_workload(
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class _Terms:
     """Per-card bytes: fixed parts and per-sample parts (per sample on this card)."""
 
@@ -651,14 +675,14 @@ def _trainable_params(m: Model) -> int:
 
 def _quant_bytes(w: Workload) -> float:
     if w.nf4:
-        return NF4_DQ_BYTES if w.method is Method.QLORA else NF4_BYTES
+        return NF4_DQ_BYTES if w.method is _QLORA else NF4_BYTES
     return _WEIGHT_BYTES[w.precision]
 
 
 def _weight_bytes(m: Model, w: Workload, precision: Precision | None = None) -> float:
     p = precision or w.precision
     per = _WEIGHT_BYTES[p] if precision is not None else _quant_bytes(w)
-    if w.amp and p in (Precision.FP16, Precision.BF16):
+    if w.amp and p in _HALF:
         per = 4.0  # fp32 weights, autocast computes in 16 bits
     if per >= 2.0:
         return m.params * per
@@ -681,14 +705,14 @@ def _component_bytes(m: Model, w: Workload, per: float) -> list[tuple[Any, float
             out.append((c, c.params * 2.0, False))
             continue
         keep = T5_KEEP_FRACTION * c.params if "t5" in c.name.lower() else 0.0
-        keep_bytes = 4.0 if (w.nf4 or w.precision is Precision.INT8) else 2.0
+        keep_bytes = 4.0 if (w.nf4 or w.precision is _INT8) else 2.0
         out.append((c, (c.params - keep) * per + keep * keep_bytes, True))
     return out
 
 
 def _text_encoder_bytes(m: Model, w: Workload) -> float:
     """The bytes of a diffusion pipeline's text encoders as ``_weight_bytes`` counts them."""
-    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    quantized = w.precision in _QUANTIZED
     per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
     if per >= 2.0:
         return per * sum(c.params for c in m.components if c.role == "text_encoder")
@@ -704,7 +728,7 @@ def _adafactor_bytes(m: Model) -> float:
 
 
 def _opt_bytes(m: Model, w: Workload, states_16: bool) -> float:
-    if w.optimizer is Optimizer.ADAFACTOR:
+    if w.optimizer is _ADAFACTOR:
         return _adafactor_bytes(m)
     return (_OPT_STATE_16 if states_16 else _OPT_STATE_FP32)[w.optimizer]
 
@@ -721,7 +745,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
     par = w.parallelism
     trains = w.trains
     K = _K
-    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    quantized = w.precision in _QUANTIZED
     act_fixed = 0.0
 
     # --- weights, gradients, optimizer
@@ -732,10 +756,10 @@ def _terms(m: Model, w: Workload) -> _Terms:
             # enable_model_cpu_offload)
             weights -= _text_encoder_bytes(m, w)
         grads = opt = 0.0
-    elif w.method is Method.FULL:
+    elif w.method is _FULL:
         train_p = _trainable_params(m)
         frozen = m.params - train_p
-        if w.precision is Precision.FP32:
+        if w.precision is _FP32:
             wb, gb, states_16 = 4.0, 4.0, False
         elif w.pure_16bit:
             # pure 16-bit: bf16 weights, bf16 gradients, torch AdamW states in the weights' dtype
@@ -745,7 +769,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
             # with Adam): 16-bit weights 2 + 16-bit gradients 2 + fp32 master weights 4 + fp32
             # states (Adam m, v: 8); the master copy is counted in the optimizer column
             wb, gb, states_16 = 2.0, 2.0, False
-        weights = train_p * wb + frozen * (2.0 if w.precision is not Precision.FP32 else 4.0)
+        weights = train_p * wb + frozen * (2.0 if w.precision is not _FP32 else 4.0)
         grads = train_p * gb
         opt = train_p * _opt_bytes(m, w, states_16)
         if w.mixed:
@@ -753,7 +777,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
     else:
         rank = w.lora_rank or LORA_RANK
         lp = lora_params(m, rank, w.lora_targets)
-        if w.method is Method.QLORA:
+        if w.method is _QLORA:
             # QLoRA: NF4 base; bf16 adapters and gradients; paged AdamW with 32-bit states
             weights = _weight_bytes(m, w) + lp * 2.0
             grads = lp * 2.0
@@ -786,7 +810,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
     if not trains and quantized:
         act_fixed += _largest_matrix(m) * 2.0
 
-    split_model = par in (Parallelism.SHARDED, Parallelism.TENSOR, Parallelism.PIPELINE) and n > 1
+    split_model = par in _SPLIT_PARALLEL and n > 1
     if split_model or (w.cpu_offload and trains):
         layers = m.layers or m.denoiser_layers
         block_w = weights / layers if layers else 0.0  # no block structure known: no gather term
@@ -797,14 +821,14 @@ def _terms(m: Model, w: Workload) -> _Terms:
             weights /= n
             grads /= n
             opt /= n
-        if par is Parallelism.SHARDED or w.cpu_offload:
+        if par is _SHARDED or w.cpu_offload:
             # the unit being computed is gathered in full, and FSDP prefetches the next one
             act_fixed += 2 * block_w
             # the root unit (embeddings, final norm, LM head) stays gathered for the whole step
             # (FSDP does not reshard the root after forward) and, when trained, its gradient is
             # materialized unsharded before the reduce-scatter (torch.distributed.fsdp docs)
             root = _embedding_params(m) * 2.0
-            act_fixed += root * (2.0 if (w.method is Method.FULL and trains) else 1.0)
+            act_fixed += root * (2.0 if (w.method is _FULL and trains) else 1.0)
 
     # --- activations and KV cache, per sample
     kv = 0.0
@@ -820,16 +844,14 @@ def _terms(m: Model, w: Workload) -> _Terms:
             c_h = K[kh]
             c_f = K[kf] if m.kind in _GATED_KINDS else 4.0
             block: float = s * h * c_h + s * f * c_f
-            if w.method is not Method.FULL:
+            if w.method is not _FULL:
                 block += s * _lora_dropout_bytes(m, w.lora_targets)
             block *= act16
             if not w.fused_attention:
                 # scores, softmax output, dropout mask and output (Korthikanti et al. 2022): 5*a*s^2
                 # in 16 bits; autocast runs softmax in fp32 (2 more bytes), fp32 doubles it
                 quad = 5 * a * s * s
-                block += quad * (2.0 if w.precision is Precision.FP32 else 1.0) + (
-                    2 * a * s * s if w.mixed else 0.0
-                )
+                block += quad * (2.0 if w.precision is _FP32 else 1.0) + (2 * a * s * s if w.mixed else 0.0)
             if w.grad_checkpointing:
                 per = L * 2 * s * h * act16 + block  # each block's input + one block recomputed
             else:
@@ -867,7 +889,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
             act = base * (act16_base / 2.0) * CNN_INFERENCE_FRACTION
         else:
             # fp32 training figure; PyTorch AMP keeps ``cnn_amp_fraction`` of it
-            if w.precision is Precision.FP32:
+            if w.precision is _FP32:
                 act = base
             elif w.mixed:
                 act = base * K["cnn_amp_fraction"]
@@ -876,7 +898,7 @@ def _terms(m: Model, w: Workload) -> _Terms:
             if w.grad_checkpointing:
                 act *= CNN_CHECKPOINT_FRACTION
 
-    if split_model and par in (Parallelism.TENSOR, Parallelism.PIPELINE):
+    if split_model and par in _LAYER_SPLITS:
         act /= n
         kv /= n
     return _Terms(weights, grads, opt, act_fixed, act, kv)
@@ -884,8 +906,27 @@ def _terms(m: Model, w: Workload) -> _Terms:
 
 def _inference_act_kv(m: Model, w: Workload, s: int, act16: float) -> tuple[float, float]:
     """A transformer's inference activations and KV cache per sequence at context ``s`` (the part
-    of ``_terms`` that depends on the context; ``max_context`` evaluates it alone)."""
-    return _act_kv_at(m, w, act16)(s)
+    of ``_terms`` that depends on the context; ``max_context`` evaluates it alone).
+
+    ``_act_kv_at(m, w, act16)(s)`` written out for one context (no closure to build): the same
+    arithmetic in the same order (tests/core/test_engine_lazy.py compares the two)."""
+    h, a, L = int(m.hidden or 0), int(m.heads or 1), int(m.layers or 1)
+    f = (m.ffn or 4 * h) * ((m.experts_per_token or 1) if m.kind == "moe-decoder" else 1)
+    width = 4 * h + 2 * f
+    chunked = m.kind in _GATED_KINDS and w.engine in LLAMA_CPP_FAMILY and s > LLAMA_CPP_UBATCH
+    t_run = LLAMA_CPP_UBATCH if chunked else s
+    per = (t_run * width + (0 if w.fused_attention else 4 * a * t_run * s)) * 2 * act16
+    if m.kind in _LM_KINDS and m.vocab:
+        per += 4 * m.vocab * (t_run if chunked else 1)
+    kv = 0.0
+    if m.kind != "encoder":
+        kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is _FP32 else 2.0)
+        kv = kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes
+        kv += linear_state_bytes(m, w)
+        if m.kind == "speech":
+            dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
+            kv += dec_layers * 2 * h * SPEECH_ENCODER_FRAMES * kv_bytes
+    return per, kv
 
 
 def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[float, float]]:
@@ -905,7 +946,7 @@ def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[flo
     per_token_layer = kv_bytes = fixed_kv = 0.0
     if cached:
         dec_layers = m.decoder_layers or (L // 2 if m.kind in ("encoder-decoder", "speech") else L)
-        kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
+        kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is _FP32 else 2.0)
         per_token_layer = kv_values_per_token_layer(m)
         fixed_kv = linear_state_bytes(m, w)  # constant per sequence: does not grow with s
     # cross-attention keys and values over the encoder's frames, per decoder layer, held for the
@@ -932,16 +973,16 @@ def _act_kv_at(m: Model, w: Workload, act16: float) -> Callable[[int], tuple[flo
 
 
 _ACT_KEYS = {
-    Method.FULL: ("act_h_full", "act_f_gated_full"),
-    Method.LORA: ("act_h_lora", "act_f_gated_lora"),
-    Method.QLORA: ("act_h_qlora", "act_f_gated_qlora"),
+    _FULL: ("act_h_full", "act_f_gated_full"),
+    _LORA: ("act_h_lora", "act_f_gated_lora"),
+    _QLORA: ("act_h_qlora", "act_f_gated_qlora"),
 }
 
 
 def _phase_weights(m: Model, w: Workload) -> tuple[float, float, float]:
     """(denoiser, VAE, largest text encoder) bytes of a diffusion pipeline at the workload's
     precision: what diffusers' model CPU offload holds on the card in each phase."""
-    quantized = w.precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    quantized = w.precision in _QUANTIZED
     per = _quant_bytes(w) if quantized else (4.0 if w.amp else _WEIGHT_BYTES[w.precision])
     if per >= 2.0:
         sizes = [(c, c.params * per) for c in m.components]
@@ -964,8 +1005,8 @@ def _vae_decode_bytes(m: Model, w: Workload) -> float:
     side = w.resolution or _res_side(m)
     # diffusers' Stable Diffusion (XL) pipelines upcast a fp16 VAE whose config says
     # force_upcast (SDXL's does: fp16 overflows in its decoder); FluxPipeline never upcasts
-    upcast = w.precision is Precision.FP16 and m.family == "stable-diffusion"
-    bytes_ = 4.0 if (upcast or w.precision is Precision.FP32) else 2.0
+    upcast = w.precision is _FP16 and m.family == "stable-diffusion"
+    bytes_ = 4.0 if (upcast or w.precision is _FP32) else 2.0
     return _K["vae_live_maps"] * 128 * side * side * bytes_
 
 
@@ -1093,13 +1134,13 @@ def linear_state_bytes(m: Model, w: Workload) -> float:
     MambaStateDtypeCalculator: "auto" = model dtype; the KV cache's fp8 does not apply to it)."""
     if not m.linear_state_values:
         return 0.0
-    f32 = w.engine in LLAMA_CPP_FAMILY or w.precision is Precision.FP32
+    f32 = w.engine in LLAMA_CPP_FAMILY or w.precision is _FP32
     return float(m.linear_state_values) * (4.0 if f32 else 2.0)
 
 
 def kv_bytes_per_token(m: Model, w: Workload, s: int) -> float:
     """Average KV-cache bytes per token of context at context ``s`` (one sequence)."""
-    kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is Precision.FP32 else 2.0)
+    kv_bytes = bytes_per_value(w.kv_cache, 4.0 if w.precision is _FP32 else 2.0)
     return kv_token_layers(m, w, s) * kv_values_per_token_layer(m) * kv_bytes / max(1, s)
 
 
@@ -1132,7 +1173,7 @@ def max_context(m: Model, w: Workload, capacity: float, fixed: float | None = No
         return None
     if m.activation_mb_per_sample is not None:
         return None
-    splits = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+    splits = w.parallelism in _BATCH_SPLITS
     b = w.batch_size or 1
     b_card = math.ceil(b / w.num_gpus) if splits else b
     # only the activations and the KV cache depend on the context: the rest of ``_total`` once, and
@@ -1143,7 +1184,7 @@ def max_context(m: Model, w: Workload, capacity: float, fixed: float | None = No
         fixed = t0.fixed + _overhead_fixed(t0)
     act16 = _K["mixed_act_factor"] if w.mixed else _ACT_FACTOR[w.precision]
     n = w.num_gpus
-    split = n > 1 and w.parallelism in (Parallelism.TENSOR, Parallelism.PIPELINE)
+    split = n > 1 and w.parallelism in _LAYER_SPLITS
     slack = 1 + _K["act_slack"]
     seen: dict[int, float] = {}
     act_kv = _act_kv_at(m, w, act16)
@@ -1205,9 +1246,9 @@ def category(model: Model, w: Workload) -> str:
         return "encoder"
     if not w.trains:
         return "llm-inference"
-    if w.method is Method.QLORA:
+    if w.method is _QLORA:
         return "qlora"
-    if w.method is Method.LORA:
+    if w.method is _LORA:
         return "lora"
     return "full-ft"
 
@@ -1216,7 +1257,7 @@ def category(model: Model, w: Workload) -> str:
 
 
 @quick_init
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # (no slots: quick_init stores ~20 fields into a __dict__ faster)
 class Estimate:
     """The memory of one card running the workload, and the verdict."""
 
@@ -1259,19 +1300,22 @@ class Estimate:
         return round(self.low / GB, 2), round(self.high / GB, 2)
 
     def breakdown_gb(self) -> dict[str, float]:
-        parts = {
-            "weights": self.weights,
-            "gradients": self.gradients,
-            "optimizer": self.optimizer,
-            "activations": self.activations,
-            "kv_cache": self.kv_cache,
-            "overhead": self.overhead,
+        w, g, o = round(self.weights / GB, 2), round(self.gradients / GB, 2), round(self.optimizer / GB, 2)
+        a, kv, ov = (
+            round(self.activations / GB, 2),
+            round(self.kv_cache / GB, 2),
+            round(self.overhead / GB, 2),
+        )
+        # keep the rounded parts adding up to the rounded total (summed in the parts' order)
+        diff = round(round(self.total / GB, 2) - sum((w, g, o, a, kv, ov)), 2)
+        return {
+            "weights": w,
+            "gradients": g,
+            "optimizer": o,
+            "activations": a,
+            "kv_cache": kv,
+            "overhead": round(ov + diff, 2),
         }
-        out = {k: round(v / GB, 2) for k, v in parts.items()}
-        # keep the rounded parts adding up to the rounded total
-        diff = round(round(self.total / GB, 2) - sum(out.values()), 2)
-        out["overhead"] = round(out["overhead"] + diff, 2)
-        return out
 
     def assumptions(self) -> dict[str, Any]:
         w = self.workload
@@ -1294,7 +1338,7 @@ class Estimate:
             out["pure_16bit"] = True
         if w.lora_rank and w.lora_targets != "all-linear":
             out["lora_targets"] = w.lora_targets
-        if w.nf4 and w.method is not Method.QLORA:
+        if w.nf4 and w.method is not _QLORA:
             out["nf4"] = True
         if w.cpu_offload:
             out["cpu_offload"] = True
@@ -1312,7 +1356,7 @@ def _shards_on(w: Workload, t: _Terms, capacity: float) -> bool:
     return (
         w.num_gpus > 1
         and w.trains
-        and w.parallelism is Parallelism.DATA
+        and w.parallelism is _DATA
         and not w.parallelism_stated
         and _max_batch(t, capacity) == 0
     )
@@ -1336,6 +1380,7 @@ def estimate(
     workload: Workload | None = None,
     measured_max_batch: int | None = None,
     measured_note: str | None = None,
+    terms: _Terms | None = None,
 ) -> Estimate:
     """Estimate per-card memory for ``model`` on ``gpu`` (or on no card).
 
@@ -1344,6 +1389,7 @@ def estimate(
     workload's default batch, or the largest that fits when that is smaller.
     ``measured_max_batch`` (from benchmark data for exactly this setting)
     replaces the modelled max batch and marks the answer as measured.
+    ``terms``: ``profile(model, workload)`` when the caller has it (with ``workload`` only).
     """
     w = workload or resolve_workload(
         model,
@@ -1359,18 +1405,27 @@ def estimate(
         fused_attention=fused_attention,
         resolution=resolution,
     )
-    t = _terms(model, w)
+    t = terms if terms is not None and workload is not None else _terms(model, w)
     capacity = usable_bytes(gpu) if gpu is not None else None
     n = w.num_gpus
     if capacity is not None and _shards_on(w, t, capacity):
-        w = copy_with(w, parallelism=Parallelism.SHARDED)
+        w = copy_with(w, parallelism=_SHARDED)
         t = _terms(model, w)
-    splits_batch = w.parallelism in (Parallelism.DATA, Parallelism.SHARDED)
+    splits_batch = w.parallelism in _BATCH_SPLITS
+    # the terms' sums once (``_max_batch`` and ``_total`` with the same arithmetic in the same order)
+    fixed = t.weights + t.gradients + t.optimizer + t.act_fixed  # t.fixed
+    fixed_overhead = _overhead_fixed(t)
+    per_sample = t.act_per_sample + t.kv_per_sample  # t.per_sample
+    per = per_sample * (1 + _K["act_slack"])
 
     max_b: int | None = None
     basis = "modelled"
     if capacity is not None:
-        per_card = _max_batch(t, capacity)
+        room = capacity - fixed - fixed_overhead  # _max_batch(t, capacity)
+        if per <= 0:
+            per_card = 1_000_000 if room >= 0 else 0
+        else:
+            per_card = 0 if room < per else int(room // per)
         max_b = per_card * n if splits_batch else per_card
         if measured_max_batch is not None and n == 1:
             max_b = measured_max_batch
@@ -1382,7 +1437,7 @@ def estimate(
         if max_b is not None and 0 < max_b < b:
             b = max_b
     b_card = math.ceil(b / n) if splits_batch else b
-    total = _total(t, b_card)
+    total = fixed + fixed_overhead + b_card * per_sample * (1 + _K["act_slack"])  # _total(t, b_card)
     act = t.act_fixed + b_card * t.act_per_sample
     kv = b_card * t.kv_per_sample
     overhead = total - (t.weights + t.gradients + t.optimizer + act + kv)
@@ -1398,28 +1453,28 @@ def estimate(
     low = total / (1.0 + hi_rel)
     high = total / (1.0 + lo_rel)
     return Estimate(
-        model_id=model.id,
-        gpu_id=gpu.id if gpu is not None else None,
-        workload=w,
-        batch_size=b,
-        weights=t.weights,
-        gradients=t.gradients,
-        optimizer=t.optimizer,
-        activations=act,
-        kv_cache=kv,
-        overhead=overhead,
-        total=total,
-        capacity=capacity,
-        fits=fits,
-        max_batch_size=max_b,
-        basis=basis,
-        measured_note=measured_note if basis == "measured" else None,
-        fixed_bytes=t.fixed,
-        per_sample_bytes=t.per_sample,
-        low=low,
-        high=high,
-        category=cat,
-        fixed_overhead=_overhead_fixed(t),
+        model.id,
+        gpu.id if gpu is not None else None,
+        w,
+        b,
+        t.weights,
+        t.gradients,
+        t.optimizer,
+        act,
+        kv,
+        overhead,
+        total,
+        capacity,
+        fits,
+        max_b,
+        basis,
+        measured_note if basis == "measured" else None,
+        fixed,
+        per_sample,
+        low,
+        high,
+        cat,
+        fixed_overhead,
     )
 
 

@@ -48,6 +48,28 @@ REPRESENTATIVE: tuple[tuple[str, Task], ...] = (
 )
 
 
+# enum members read per card or per candidate, as module globals (Python 3.11 reads
+# ``ReasonCode.FITS_BATCH`` through EnumType's slow attribute hook)
+_TRAINING, _FULL, _FP32, _BF16 = Task.TRAINING, Method.FULL, Precision.FP32, Precision.BF16
+_BATCH_SPLITS = frozenset({Parallelism.DATA, Parallelism.SHARDED})
+_FITS_BATCH, _FITS_EASILY, _RELATIVE_SPEED = (
+    ReasonCode.FITS_BATCH,
+    ReasonCode.FITS_EASILY,
+    ReasonCode.RELATIVE_SPEED,
+)
+_FASTEST_IN_RANGE, _BEST_VALUE, _MOST_MEMORY = (
+    ReasonCode.FASTEST_IN_RANGE,
+    ReasonCode.BEST_VALUE,
+    ReasonCode.MOST_MEMORY,
+)
+_ROCM_REASON, _RUNS_AS_Q4_K_M = ReasonCode.ROCM, ReasonCode.RUNS_AS_Q4_K_M
+_ROOM_LARGE_BATCHES, _ROOM_PARALLEL, _SMALL_BATCHES_ONLY = (
+    ReasonCode.ROOM_LARGE_BATCHES,
+    ReasonCode.ROOM_PARALLEL,
+    ReasonCode.SMALL_BATCHES_ONLY,
+)
+
+
 def workload_for(model: Model, q: Query) -> Workload:
     w = _workload_for(model, q)
     return copy_with(w, parallelism_stated=True) if q.parallelism is not None and w.num_gpus > 1 else w
@@ -81,13 +103,13 @@ def _measured_batch(
 ) -> tuple[int, str] | None:
     """The 2020 guide's measured max batch, when the question matches its setting."""
     if (
-        w.task is not Task.TRAINING
-        or w.method is not Method.FULL
+        w.task is not _TRAINING
+        or w.method is not _FULL
         or w.num_gpus != 1
         or q.seq_len is not None
         or q.resolution is not None
         or q.grad_checkpointing
-        or q.precision not in (None, Precision.FP32)
+        or q.precision not in (None, _FP32)
     ):
         return None
     mv = catalog.benchmarks.max_batch(model.id, gpu.id)
@@ -97,16 +119,25 @@ def _measured_batch(
 
 
 def fit_estimate(
-    catalog: Catalog, model: Model, gpu: GPU | None, q: Query, w: Workload | None = None
+    catalog: Catalog,
+    model: Model,
+    gpu: GPU | None,
+    q: Query,
+    w: Workload | None = None,
+    terms: Any = None,
 ) -> Estimate:
     """Memory estimate for one (model, card) pair, using measured data where it applies
-    (``w``: ``workload_for(model, q)`` when the caller has it)."""
+    (``w``: ``workload_for(model, q)`` when the caller has it; ``terms``: ``memory.profile(model, w)``,
+    the same on every card)."""
     if w is None:
         w = workload_for(model, q)
+        terms = None
     mb = _measured_batch(catalog, model, gpu, w, q) if gpu is not None else None
     if mb is not None:
-        return memory.estimate(model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1])
-    return memory.estimate(model, gpu, workload=w)
+        return memory.estimate(
+            model, gpu, workload=w, measured_max_batch=mb[0], measured_note=mb[1], terms=terms
+        )
+    return memory.estimate(model, gpu, workload=w, terms=terms)
 
 
 def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | None:
@@ -114,9 +145,9 @@ def headroom_reason(max_batch: int, need: int, trains: bool) -> ReasonCode | Non
     if max_batch >= 1_000_000:
         return None
     if max_batch >= 4 * max(need, 1):
-        return ReasonCode.ROOM_LARGE_BATCHES if trains else ReasonCode.ROOM_PARALLEL
+        return _ROOM_LARGE_BATCHES if trains else _ROOM_PARALLEL
     if max_batch < 2 * max(need, 1) and trains:
-        return ReasonCode.SMALL_BATCHES_ONLY
+        return _SMALL_BATCHES_ONLY
     return None
 
 
@@ -145,19 +176,22 @@ class RecommendResult:
     budget_usd: float | None
     picks: tuple[tuple[Candidate, tuple[Reason, ...]], ...]  # (candidate, reasons), best first
     in_budget: tuple[Candidate, ...]  # every priced card in budget that fits, fastest first
-    considered: tuple[Candidate, ...]  # every priced card, for charts
-    cheapest_fit: Candidate | None  # ignoring the budget
-    best_value_fit: Candidate | None  # ignoring the budget
+    considered_of: Callable[[], tuple[Candidate, ...]]  # () -> every priced card (charts, when drawn)
+    cheapest_fit: Candidate | None  # ignoring the budget (with a budget: only when none is in it)
+    best_value_fit: Candidate | None  # ignoring the budget (only with no budget)
     server_fit: Candidate | None = None  # smallest SXM/OAM module that fits, when no workstation card does
     fix: memory.Suggestion | None = None  # a change that makes a card in budget work
     fix_card: Candidate | None = None
     notes: tuple[Note, ...] = field(default_factory=tuple)
 
+    @property
+    def considered(self) -> tuple[Candidate, ...]:
+        """Every priced card weighed, as candidates, in card order (for charts)."""
+        return self.considered_of()
 
-@functools.lru_cache(maxsize=8)
-def _capacities(catalog: Catalog) -> list[float]:
-    """Every card's capacity, in catalog order (computed once per catalog)."""
-    return [memory.usable_bytes(g) for g in catalog.gpus.values()]
+
+def _made(rows: tuple[_Row, ...]) -> tuple[Candidate, ...]:
+    return tuple(Candidate(*r) for r in rows)
 
 
 def question_prices(catalog: Catalog, q: Query) -> Callable[[GPU], Any] | None:
@@ -207,12 +241,18 @@ def _batches(model: Model, w: Workload, need: int, capacities: list[float]) -> t
     """The largest batch on each capacity (the workload's cards together), in order, and the
     memory per card at ``need`` (the same on every card)."""
     terms = memory.profile(model, w)
-    splits = w.parallelism.value in ("data", "sharded")
+    splits = w.parallelism in _BATCH_SPLITS
     b_card = math.ceil(need / w.num_gpus) if splits else need
     total_gb = memory.total_bytes(terms, b_card) / GB
     per_card = memory.max_batches(terms, capacities)
     n = w.num_gpus
     return ([b * n for b in per_card] if splits and n > 1 else per_card), total_gb  # (x 1: the same)
+
+
+#: a candidate's fields in ``Candidate``'s order (gpu, max_batch, fits, speed, price, value, total_gb,
+#: quote, build, workload): a recommendation weighs every card as one of these and makes a
+#: ``Candidate`` only of the cards it decides among (the rest only for charts, when drawn)
+_Row = tuple[Any, ...]
 
 
 def _candidate(
@@ -225,8 +265,8 @@ def _candidate(
     price_of: Callable[[GPU], Any] | None,
     build: str | None,
     tagged: Workload | None,
-) -> Candidate:
-    """Card ``g`` as a candidate: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
+) -> _Row:
+    """Card ``g`` as a candidate's fields: ``n`` of it, its largest batch ``mb``, its speed ``sp``."""
     if price_of is None:
         quote = None
         price = g.price_usd * n if g.price_usd else None
@@ -234,7 +274,7 @@ def _candidate(
         quote = price_of(g)
         price = quote.usd * n if quote is not None else None
     value = sp.relative / (price / 1000.0) if price else None
-    return Candidate(g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
+    return (g, mb, mb >= need, sp, price, value, total_gb, quote, build, tagged)
 
 
 def _candidates(
@@ -246,7 +286,7 @@ def _candidates(
     build: str | None = None,
     tagged: Workload | None = None,
     servers: bool = False,
-) -> list[Candidate]:
+) -> list[_Row]:
     """The catalog's cards as candidates for ``w`` (``build`` / ``tagged``: the build and workload
     each candidate carries), in catalog order: every card worth buying, or with ``servers`` every
     other card the workload fits (a server module); a card that is neither is no pick, no chart
@@ -283,7 +323,7 @@ def _runs_table(catalog: Catalog) -> dict[str, frozenset[str]]:
 def _asked_precision(w: Workload, q: Query) -> str | None:
     """The precision a card must run for ``_runs_precision`` (None: any card will do)."""
     asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision is Precision.BF16:
+    if asked is None and w.trains and w.precision is _BF16:
         asked = "bf16"
     if asked is None or asked in ("int8", "int4"):
         return None
@@ -309,7 +349,7 @@ def _build_candidates(
     need: int,
     price_of: Callable[[GPU], Any] | None,
     servers: bool = False,
-) -> tuple[Workload, list[Candidate]]:
+) -> tuple[Workload, list[_Row]]:
     """LLM inference with no precision named (issue 11): a card is a candidate when the release
     build fits or, failing that, the Q4_K_M build people download; each says which. The cards
     worth buying, or with ``servers`` the server modules (see ``_candidates``)."""
@@ -331,29 +371,32 @@ def _build_candidates(
     rel_sp = speed.speed_table(catalog, model.id, rel_w.task, rel_w.precision)
     q4_sp: dict[str, speed.Speed] | None = None
     n = w.num_gpus  # (the builds' workloads keep the question's count of cards)
-    out: list[Candidate] = []
+    out: list[_Row] = []
+    q4_id = q4.format_id
     for g, rb, qb in zip(cards, rel_b, q4_b, strict=True):
         if rb >= need or qb < need:
-            if not servers or rb >= need:  # (a server module is a candidate only when it fits)
-                out.append(_candidate(g, rb, need, n, rel_sp[g.id], rel_gb, price_of, rid, rel_w))
+            if servers and rb < need:
+                continue  # (a server module is a candidate only when it fits)
+            mb, sp, total_gb, fid, bw = rb, rel_sp[g.id], rel_gb, rid, rel_w
         else:
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
-            out.append(_candidate(g, qb, need, n, q4_sp[g.id], q4_gb, price_of, q4.format_id, q4_w))
+            mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
+        out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
     return rel_w, out
 
 
-def _precision_checked(catalog: Catalog, cands: list[Candidate], w: Workload, q: Query) -> list[Candidate]:
-    """``cands`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
+def _precision_checked(catalog: Catalog, rows: list[_Row], w: Workload, q: Query) -> list[_Row]:
+    """``rows`` with ``fits`` False on a card that cannot run the asked precision: never a pick for it."""
     asked = _asked_precision(w, q)
     if asked is None:
-        return cands
+        return rows
     runs = _runs_table(catalog).get(asked)
     return [
-        c
-        if not c.fits or (c.gpu.id in runs if runs is not None else _runs_precision(c.gpu, w, q))
-        else copy_with(c, fits=False)
-        for c in cands
+        r
+        if not r[2] or (r[0].id in runs if runs is not None else _runs_precision(r[0], w, q))
+        else (r[0], r[1], False, *r[3:])
+        for r in rows
     ]
 
 
@@ -370,16 +413,30 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
     ref = catalog.gpu(speed.REFERENCE_GPU)
     price_of = question_prices(catalog, q)
     w0 = w
-    w, cands = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
-    cands = _precision_checked(catalog, cands, w, q)
-    priced = [c for c in cands if c.price is not None]
+    w, rows = _build_candidates(catalog, model, q, w0, need, price_of)  # the cards worth buying
+    rows = _precision_checked(catalog, rows, w, q)
+    priced = [r for r in rows if r[4] is not None]
     budget = q.budget_usd
-    fitting = [c for c in priced if c.fits]
-    in_budget = [c for c in fitting if budget is None or (c.price or 0) <= budget]
+    fit_rows = [r for r in priced if r[2]]
+    # candidates of the cards decided among, in card order: those in budget (or every one that fits,
+    # with no budget or none in budget: the cheapest fit is said then)
+    if budget is None:
+        fitting = [Candidate(*r) for r in fit_rows]
+        in_budget = list(fitting)
+    else:
+        in_budget = [Candidate(*r) for r in fit_rows if (r[4] or 0) <= budget]
+        # (the fits beyond the budget are read only when none is in it: the cheapest fit is said)
+        fitting = [] if in_budget else [Candidate(*r) for r in fit_rows]
     in_budget.sort(key=lambda c: (-c.speed.relative, c.price or 0))
-    cheapest = min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
+    # the cheapest and the best value that fit, ignoring the budget: an answer says the first with no
+    # budget or none in it, the second with no budget (the fields are None when no answer reads them)
+    cheapest = (
+        min(fitting, key=lambda c: (c.price or 0, -c.speed.relative), default=None)
+        if budget is None or not in_budget
+        else None
+    )
     flagged = price_flagged(catalog)
-    best_value = best_value_of(fitting, flagged) if fitting else None
+    best_value = best_value_of(fitting, flagged) if fitting and budget is None else None
 
     picks: list[tuple[Candidate, tuple[Reason, ...]]] = []
     if budget is not None:
@@ -420,10 +477,11 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
             picks.append((c, reason))
 
     server_fit = None
-    if cheapest is None:  # (the result carries a server module only when no workstation card fits)
+    if not fit_rows:  # (the result carries a server module only when no workstation card fits)
         _, others = _build_candidates(catalog, model, q, w0, need, price_of, servers=True)
-        servers = [c for c in _precision_checked(catalog, others, w, q) if c.fits]
-        server_fit = min(servers, key=lambda c: (c.gpu.vram_gb, c.gpu.price_usd or 0), default=None)
+        servers = [r for r in _precision_checked(catalog, others, w, q) if r[2]]
+        best = min(servers, key=lambda r: (r[0].vram_gb, r[0].price_usd or 0), default=None)
+        server_fit = Candidate(*best) if best is not None else None
     fix = fix_card = None
     if not in_budget:
         # nothing fits as asked: the cheapest change that makes a card (within budget, if any) work
@@ -433,7 +491,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         notes.append(note(NoteCode.ROCM))
     # no card worth buying holds it: list the multi-card and one-box setups that do (a server module
     # or a Mac that holds one build is one of them, not a reason to say nothing)
-    notes += _issue11_notes(catalog, model, q, w, need, cheapest is None)
+    notes += _issue11_notes(catalog, model, q, w, need, not fit_rows)
     return RecommendResult(
         model=model,
         workload=w,
@@ -442,7 +500,7 @@ def recommend(catalog: Catalog, model: Model, q: Query) -> RecommendResult:
         budget_usd=budget,
         picks=tuple(picks),
         in_budget=tuple(in_budget),
-        considered=tuple(priced),
+        considered_of=functools.partial(_made, tuple(priced)),
         cheapest_fit=cheapest,
         best_value_fit=best_value,
         server_fit=server_fit,
@@ -673,26 +731,26 @@ def _reason(
     (``marks``: ``_pool_marks(pool, flagged)`` when the caller has it.)"""
     bits: list[Reason] = []
     if c.max_batch < 100_000:
-        bits.append(Reason(ReasonCode.FITS_BATCH, c.max_batch))
+        bits.append(Reason(_FITS_BATCH, c.max_batch))
     else:
-        bits.append(Reason(ReasonCode.FITS_EASILY))
+        bits.append(Reason(_FITS_EASILY))
     room = headroom_reason(c.max_batch, need, w.trains)
     if room:
         bits.append(Reason(room))
-    bits.append(Reason(ReasonCode.RELATIVE_SPEED, round(c.speed.relative, 2)))
+    bits.append(Reason(_RELATIVE_SPEED, round(c.speed.relative, 2)))
     marks = marks or _pool_marks(pool, flagged)
     if marks is not None:
         fastest, best_val, most_mem = marks
         if c is fastest:
-            bits.append(Reason(ReasonCode.FASTEST_IN_RANGE))
+            bits.append(Reason(_FASTEST_IN_RANGE))
         if c is best_val:
-            bits.append(Reason(ReasonCode.BEST_VALUE))
+            bits.append(Reason(_BEST_VALUE))
         if c is most_mem and c.gpu.vram_gb > fastest.gpu.vram_gb:
-            bits.append(Reason(ReasonCode.MOST_MEMORY))
+            bits.append(Reason(_MOST_MEMORY))
     if c.gpu.software == "rocm":
-        bits.append(Reason(ReasonCode.ROCM))
+        bits.append(Reason(_ROCM_REASON))
     if c.build == "gguf-q4_k_m":
-        bits.append(Reason(ReasonCode.RUNS_AS_Q4_K_M))
+        bits.append(Reason(_RUNS_AS_Q4_K_M))
     return tuple(bits)
 
 
@@ -712,20 +770,27 @@ def _fix_for_budget(
     changes, the one that runs on the cheapest hardware.
     """
     limit = budget if budget is not None else float("inf")
-    affordable: list[GPU] = []
-    caps: list[float] = []  # their capacities (per-catalog), in the same order
-    for (g, buy), cap in zip(_cards(catalog), _capacities(catalog), strict=True):
-        if buy and (g.price_usd or 0) * w.num_gpus <= limit:
-            affordable.append(g)
-            caps.append(cap)
+    # the cards worth buying that the budget affords, with their capacities (per-catalog), in order
+    cards, pool_caps = _pool(catalog, False)
+    if budget is None:
+        affordable, caps = list(cards), pool_caps
+    else:
+        n = w.num_gpus
+        keep = [i for i, g in enumerate(cards) if (g.price_usd or 0) * n <= limit]
+        affordable, caps = [cards[i] for i in keep], [pool_caps[i] for i in keep]
+    if not affordable:
+        return None, None  # (no change makes a card work when no card is affordable)
+    top = [max(caps)]  # the largest: a change that does not fit it fits no affordable card
     runs_table = _runs_table(catalog)
     best: tuple[float, memory.Suggestion, Candidate] | None = None
     # (changes built one at a time: with a budget the first that works is the answer)
     for c in memory.iter_changes(model, copy_with(w, batch_size=need), multi_card=True):
         nw, b = c.workload, c.batch_size or need
-        splits = nw.parallelism.value in ("data", "sharded")
+        splits = nw.parallelism in _BATCH_SPLITS
         terms = memory.profile(model, nw)
         scale = nw.num_gpus if splits else 1
+        if memory.max_batches(terms, top)[0] * scale < b:
+            continue  # (the largest batch grows with the card's capacity)
         # the change keeps the asked precision (or bf16 training): a Turing card is no fix for it
         asked = _asked_precision(nw, q) if q is not None else None
         runs = runs_table.get(asked) if asked is not None else None
@@ -820,13 +885,18 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
     if model is not None:
         # the shared assumptions: per-card counts are stated on each row
         w = workload_for(model, copy_with(q, num_gpus=1) if q.gpu_counts else q)
-        per_count: dict[int, tuple[Query, Workload]] = {}  # (cards of one count share the workload)
+        # cards of one count share the workload and its memory terms
+        per_count: dict[int, tuple[Query, Workload, Any]] = {}
         for g, n in zip(gpus, counts, strict=True):
             if n not in per_count:
-                qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
-                per_count[n] = (qn, workload_for(model, qn))
-            qn, wq = per_count[n]
-            est = fit_estimate(catalog, model, g, qn, wq)
+                if not q.gpu_counts and n == q.num_gpus and (n > 1 or q.parallelism is None):
+                    qn, wn = q, w  # (the copy below would change nothing: the question's own workload)
+                else:
+                    qn = copy_with(q, num_gpus=n, parallelism=q.parallelism if n > 1 else None)
+                    wn = workload_for(model, qn)
+                per_count[n] = (qn, wn, memory.profile(model, wn))
+            qn, wq, terms = per_count[n]
+            est = fit_estimate(catalog, model, g, qn, wq, terms)
             wn = est.workload
             sp = speed.relative_speed(model, g, wn.precision, task=wn.task, catalog=catalog, reference=ref)
             sp = speed.for_cards(sp, n, wn.parallelism)

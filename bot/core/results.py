@@ -12,7 +12,7 @@ Codes are stable strings: tools read them from ``ask --json``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -346,6 +346,8 @@ class RecommendResult:
     candidates: tuple[
         Any, ...
     ] = ()  # recommend.Candidate: every priced card weighed (engine.picks.candidate_rows)
+    # () -> the candidates, made when a chart draws them (engine.picks.candidate_rows); None: ``candidates``
+    candidates_of: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -66,9 +66,16 @@ DECODE_EFFICIENCY = {
 }
 
 
+# enum members the speed model reads per card, as module globals (on Python 3.11 ``Task.INFERENCE``
+# goes through EnumType's slow attribute hook, ~0.1 us a read)
+_INFERENCE, _FP32, _FP8 = Task.INFERENCE, Precision.FP32, Precision.FP8
+_QUANTIZED = frozenset({Precision.INT8, Precision.INT4, Precision.FP8})
+_INTEGER = frozenset({Precision.INT8, Precision.INT4})
+
+
 def decode_efficiency(gpu: GPU, precision: Precision) -> float:
     hbm = "hbm" in (gpu.memory_type or "").lower()
-    quantized = precision in (Precision.INT8, Precision.INT4, Precision.FP8)
+    quantized = precision in _QUANTIZED
     return DECODE_EFFICIENCY[("hbm" if hbm else "gddr", quantized)]
 
 
@@ -107,11 +114,11 @@ class Speed:
 
 
 def regime(model: Model, task: Task) -> str:
-    if task is Task.INFERENCE and model.kind in ("decoder", "moe-decoder", "encoder-decoder", "speech"):
+    if task is _INFERENCE and model.kind in ("decoder", "moe-decoder", "encoder-decoder", "speech"):
         return "decode"
     if model.kind == "diffusion":
         return "diffusion"
-    if task is Task.INFERENCE and model.kind == "cnn":
+    if task is _INFERENCE and model.kind == "cnn":
         return "image_inference"
     if model.kind == "cnn":
         return "train_mixed"
@@ -121,7 +128,7 @@ def regime(model: Model, task: Task) -> str:
 def _compute_tflops(gpu: GPU, precision: Precision) -> float:
     fp32 = float(gpu.fp32_tflops)
     tensor = float(gpu.fp16_tensor_tflops or 0.0)
-    if precision is Precision.FP32:
+    if precision is _FP32:
         arch = (gpu.architecture or "").lower()
         if tensor and any(a in arch for a in _TF32_ARCH):
             # TF32 runs at half the FP16 tensor rate on these architectures
@@ -129,9 +136,9 @@ def _compute_tflops(gpu: GPU, precision: Precision) -> float:
         return fp32
     if not tensor:
         return fp32  # no tensor cores (Pascal): fp16 math runs at the fp32 rate at best
-    if precision is Precision.FP8 and gpu.fp8:
+    if precision is _FP8 and gpu.fp8:
         return tensor * 2
-    if precision in (Precision.INT8, Precision.INT4):
+    if precision in _INTEGER:
         return tensor  # weight-only quantization dequantizes to fp16 for the matmul
     return tensor
 
@@ -144,7 +151,7 @@ def modelled_score(gpu: GPU, model: Model, task: Task, precision: Precision) -> 
 def _score_regime(model: Model, task: Task, precision: Precision) -> str:
     """The regime ``modelled_score`` weighs compute and bandwidth by (fp32 CNN training apart)."""
     reg = regime(model, task)
-    return "train_fp32" if reg == "train_mixed" and precision is Precision.FP32 else reg
+    return "train_fp32" if reg == "train_mixed" and precision is _FP32 else reg
 
 
 def _score(gpu: GPU, reg: str, precision: Precision) -> float:
@@ -199,7 +206,7 @@ def _measured_ratio(
     """This card's measured throughput over the reference card's, bridged through
     another measured card (and the model's ratio of it to the reference) when the
     reference itself was not measured."""
-    bench_task = "inference" if task is Task.INFERENCE else "training"
+    bench_task = "inference" if task is _INFERENCE else "training"
     meas = _measured(catalog, model.id, gpu.id, precision, bench_task)
     if meas is None:
         return None
@@ -257,7 +264,8 @@ def relative_speed(
     return ctx.speed(gpu, catalog, reference, ref_score)
 
 
-@dataclass(frozen=True, slots=True)
+@quick_init
+@dataclass(frozen=True)
 class _SpeedContext:
     """What ``relative_speed`` works out once per (model, task, precision): the regime, the bytes
     read per generated token, and which measured table applies."""
@@ -275,7 +283,7 @@ class _SpeedContext:
         measured = (
             "decode"
             if reg == "decode"
-            else ("train" if task is not Task.INFERENCE and model.kind == "cnn" else None)
+            else ("train" if task is not _INFERENCE and model.kind == "cnn" else None)
         )
         return _SpeedContext(
             model,

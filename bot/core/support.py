@@ -23,6 +23,7 @@ question names one (or the release precision is one) the card lacks, judge the c
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -226,6 +227,21 @@ def supports(gpu: GPU, tool: str, catalog: Catalog | None = None) -> Support:
     """How well ``tool`` (a software.yaml tool id) runs on ``gpu``. Raises ``KeyError`` for an
     unknown tool id."""
     cat = catalog if catalog is not None else get_catalog()
+    if cat.gpus.get(gpu.id) is gpu and tool in cat.tools:  # a catalog card: the per-catalog table's
+        found = _catalog_support(cat, tool).get(gpu.id)
+        if found is not None:
+            return found
+    return _supports(gpu, tool, cat)
+
+
+@functools.lru_cache(maxsize=32)
+def _catalog_support(cat: Catalog, tool: str) -> dict[str, Support]:
+    """``supports`` of one tool on every catalog card whose stack it lists, once per catalog (~1 ms)."""
+    t = cat.tools[tool]
+    return {g.id: _supports(g, tool, cat) for g in cat.gpus.values() if g.software in t.support}
+
+
+def _supports(gpu: GPU, tool: str, cat: Catalog) -> Support:
     entry = cat.tools[tool].support[gpu.software]
     level = _LEVELS.get(entry.level) or Level(entry.level)  # (an enum call per question is ~1 us)
     note_id = entry.note_id

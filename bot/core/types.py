@@ -360,8 +360,17 @@ class FitEntry:
     # issue 17: the command that runs it as the verdict says (commands.Command.to_json:
     # {engine, run, check, format, cards, context_tokens[, alternatives]}); None = nothing runs it
     command: dict[str, Any] | None = None
+    # () -> the four max_context fields above as JSON: the longest context worked out when the JSON
+    # is written, for an answer that does not say it in words (None: the fields hold it)
+    max_context_of: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
+        out = self._json()
+        if self.max_context_of is not None:
+            out.update(self.max_context_of())
+        return out
+
+    def _json(self) -> dict[str, Any]:
         return {
             "model": self.model,
             "gpu": self.gpu,
@@ -439,6 +448,7 @@ class Recommendation:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class ComparisonRow:
     gpu: str

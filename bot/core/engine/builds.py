@@ -72,6 +72,16 @@ _PREC = {
     "fp8": Precision.FP8,
     "int8": Precision.INT8,
 }
+# enum members the per-build paths read, as module globals (on Python 3.11 ``Task.INFERENCE`` goes
+# through EnumType's slow attribute hook, ~0.1 us a read)
+_INFERENCE, _INT4, _TENSOR, _PIPELINE = (
+    Task.INFERENCE,
+    Precision.INT4,
+    Parallelism.TENSOR,
+    Parallelism.PIPELINE,
+)
+_TRAINS_16 = frozenset({Precision.BF16, Precision.FP8})
+_LEVEL_NO, _LEVEL_YES, _NO_FALLBACK = support.Level.NO, support.Level.YES, support.FallbackReason.NONE
 
 
 @quick_init
@@ -89,6 +99,27 @@ class BuildVerdict:
     roomy: bool = False  # the headline is tight: this is the best smaller build that fits with room
 
 
+class _LaterVerdict(BuildVerdict):
+    """A build that does not fit, judged without its estimate (its weights alone pass the card): the
+    estimate is worked out when something reads it. The same verdict otherwise (not a dataclass of
+    its own: BuildVerdict's fields, ``estimate`` read through the property)."""
+
+    @staticmethod
+    def of(b: Build, m: Model, g: GPU, w: Workload) -> BuildVerdict:
+        v = _LaterVerdict(b, None, False, None, False, False, None)  # type: ignore[arg-type]
+        v.__dict__["later"] = (m, g, w)
+        return v
+
+    @property  # type: ignore[misc]
+    def estimate(self) -> Estimate:  # type: ignore[override]
+        d = self.__dict__
+        e = d["estimate"]
+        if e is None:
+            m, g, w = d["later"]
+            e = d["estimate"] = memory.estimate(m, g, workload=w)
+        return e
+
+
 def builds_apply(m: Model, q: Query) -> bool:
     """Answer at several builds: inference, no precision named, an LLM or a diffusion pipeline."""
     if q.precision is not None or q.method is not None:
@@ -96,7 +127,7 @@ def builds_apply(m: Model, q: Query) -> bool:
     if m.kind not in (*LLM_KINDS, "diffusion"):
         return False
     task = q.task or memory.default_task(m)
-    return task is Task.INFERENCE
+    return task is _INFERENCE
 
 
 def _families(cat: Catalog, m: Model, q: Query) -> frozenset[str]:
@@ -110,11 +141,11 @@ def _runs_on(b: Build, fam: str, g: GPU | None) -> bool:
     if g is None:
         return True
     if fam == "bnb":
-        return support.supports(g, "bitsandbytes").level is not support.Level.NO
+        return support.supports(g, "bitsandbytes").level is not _LEVEL_NO
     if fam in ("awq", "gptq"):
         return g.software in ("cuda", "rocm")
     if fam == "gguf":
-        return support.supports(g, "llama.cpp").level is not support.Level.NO
+        return support.supports(g, "llama.cpp").level is not _LEVEL_NO
     return True
 
 
@@ -152,22 +183,17 @@ def build_workload(m: Model, w: Workload, b: Build) -> Workload:
     keep the memory model's precision path (it is calibrated on diffusers' measured fp8 / int8 /
     NF4 pipelines, which quantize the big text encoder too, as ComfyUI users do)."""
     fmt_prec = b.precision
-    prec = _PREC.get(fmt_prec, Precision.INT4)
+    prec = _PREC.get(fmt_prec, _INT4)
     if m.kind == "diffusion":
         if b.is_release:
             return copy_with(w, format_id=b.format_id)
         nf4 = fmt_prec == "nf4"
         return copy_with(w, precision=prec, nf4=nf4, format_id=b.format_id)
     par = w.parallelism
-    if (
-        b.format_id.startswith("gguf")
-        and w.num_gpus > 1
-        and par is Parallelism.TENSOR
-        and not w.parallelism_stated
-    ):
+    if b.format_id.startswith("gguf") and w.num_gpus > 1 and par is _TENSOR and not w.parallelism_stated:
         # llama.cpp, which runs GGUF files, splits the layers across the cards by default
         # (--split-mode layer): the same memory per card as tensor parallel, said as what it is
-        par = Parallelism.PIPELINE
+        par = _PIPELINE
     return copy_with(
         w, precision=prec, nf4=False, format_id=b.format_id, weights_bytes=b.weights_gb * GB, parallelism=par
     )
@@ -187,7 +213,7 @@ def _weights_pass(w: Workload, k: int, room: float) -> bool:
 
 
 def _on(m: Model, g: GPU, w: Workload, n: int) -> Estimate:
-    par = w.parallelism if n == w.num_gpus else Parallelism.TENSOR
+    par = w.parallelism if n == w.num_gpus else _TENSOR
     return memory.estimate(m, g, workload=copy_with(w, num_gpus=n, parallelism=par))
 
 
@@ -198,8 +224,19 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
     diffusion = m.kind == "diffusion"
     out: list[BuildVerdict] = []
     headline_set = False
+    room = memory.usable_bytes(g) * (VLLM_RESERVE if vllm else 1.0)
     for b in usable_builds(cat, m, q, g):
         w = build_workload(m, base, b)
+        if (
+            not diffusion
+            and not (b.is_release or b.format_id in SHOWN)
+            and _weights_pass(w, w.num_gpus, room)
+        ):
+            # a build no answer lists whose weights alone pass the card: it does not fit, and its
+            # estimate is worked out only if something reads it (the lowest builds' offload offers)
+            if not headline_set or q.max_context:
+                out.append(_LaterVerdict.of(b, m, g, w))
+            continue
         e = memory.estimate(m, g, workload=w)
         ok = _fits(e, vllm)
         need: int | None = None
@@ -213,7 +250,6 @@ def judge_builds(cat: Catalog, m: Model, g: GPU, q: Query, base: Workload) -> li
                 resident, e, ok, offload = e.total / GB, oe, True, True
         shown_id = b.is_release or b.format_id in SHOWN
         if not ok and not diffusion and shown_id:  # diffusers does not split one pipeline across cards
-            room = memory.usable_bytes(g) * (VLLM_RESERVE if vllm else 1.0)
             for k in (2, 4, 8):
                 if k > w.num_gpus and not _weights_pass(w, k, room) and _fits(_on(m, g, w, k), vllm):
                     need = k
@@ -513,13 +549,13 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
             )
         )
     asked = str(q.precision) if q.precision is not None else None
-    if asked is None and w.trains and w.precision in (Precision.BF16, Precision.FP8):
+    if asked is None and w.trains and w.precision in _TRAINS_16:
         asked = str(w.precision)
     if asked is None and release_precision in ("bf16", "fp8") and not w.trains:
         asked = release_precision
     if asked is not None and asked not in ("int8", "int4"):
         ch = support.precision_for(g, asked)
-        if ch.reason is not support.FallbackReason.NONE:
+        if ch.reason is not _NO_FALLBACK:
             out.append(
                 note(
                     NoteCode.PRECISION_FALLBACK,
@@ -531,7 +567,7 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
                 )
             )
     tools: list[str] = []
-    if w.nf4 or (w.trains and w.method.value == "qlora"):
+    if w.nf4 or (w.trains and w.method == "qlora"):
         tools.append("bitsandbytes")
     if q.engine == "vllm":
         tools.append("vllm")
@@ -543,7 +579,7 @@ def card_notes(g: GPU, m: Model, q: Query, w: Workload, release_precision: str |
         tools.append("pytorch-training")
     for tool in tools:
         s = support.supports(g, tool)
-        if s.level is not support.Level.YES:
+        if s.level is not _LEVEL_YES:
             out.append(note(NoteCode.SOFTWARE_LIMIT, card=g.id, tool=tool, level=str(s.level), stack=s.stack))
     if q.engine == "vllm":
         out.append(
@@ -637,7 +673,10 @@ WHAT_RUNS = (
 
 def asks_what_runs(text: str) -> bool:
     low = text.lower()
-    return any(w in low for w in WHAT_RUNS)
+    for w in WHAT_RUNS:  # (a loop, not any() over a generator: most questions test every phrase)
+        if w in low:
+            return True
+    return False
 
 
 def _best(cat: Catalog, m: Model, g: GPU, q: Query) -> tuple[Build, float] | None:

@@ -15,6 +15,27 @@ from bot.core.types import Method, Parallelism, Query
 __all__ = ["assumptions_for", "breakdown_of", "fix_from_suggestion", "memory_variant", "split_parallelism"]
 
 _A = AssumptionName
+# the names as module globals (reading ``AssumptionName.TASK`` goes through EnumType's slow
+# attribute hook on Python 3.11; every answer's assumptions read a dozen)
+_TASK, _METHOD, _PRECISION, _OPTIMIZER, _SEQ_LEN, _BATCH_SIZE, _ATTENTION = (
+    _A.TASK,
+    _A.METHOD,
+    _A.PRECISION,
+    _A.OPTIMIZER,
+    _A.SEQ_LEN,
+    _A.BATCH_SIZE,
+    _A.ATTENTION,
+)
+_GRAD_CHECKPOINTING, _LORA_RANK, _RESOLUTION, _OFFLOAD, _NUM_GPUS, _PARALLELISM, _KV_CACHE = (
+    _A.GRAD_CHECKPOINTING,
+    _A.LORA_RANK,
+    _A.RESOLUTION,
+    _A.OFFLOAD,
+    _A.NUM_GPUS,
+    _A.PARALLELISM,
+    _A.KV_CACHE,
+)
+_FULL = Method.FULL
 
 
 def assumptions_for(
@@ -23,34 +44,34 @@ def assumptions_for(
     """Every setting the numbers were computed with, and whether the user said it."""
     trains = w.trains
     out = [
-        Assumption(_A.TASK, w.task, q.task is not None),
-        Assumption(_A.METHOD, w.method, q.method is not None),
-        Assumption(_A.PRECISION, w.precision, q.precision is not None),
+        Assumption(_TASK, w.task, q.task is not None),
+        Assumption(_METHOD, w.method, q.method is not None),
+        Assumption(_PRECISION, w.precision, q.precision is not None),
         Assumption(
-            _A.OPTIMIZER, w.optimizer if trains and w.method is Method.FULL else None, q.optimizer is not None
+            _OPTIMIZER, w.optimizer if trains and w.method is _FULL else None, q.optimizer is not None
         ),
         Assumption(
-            _A.BATCH_SIZE,
+            _BATCH_SIZE,
             batch if batch is not None else (w.batch_size or 1),
             q.batch_size is not None if batch_default is None else not batch_default,
         ),
-        Assumption(_A.ATTENTION, "flash" if w.fused_attention else "eager", q.fused_attention is not None),
+        Assumption(_ATTENTION, "flash" if w.fused_attention else "eager", q.fused_attention is not None),
     ]
     if not q.max_context:  # a longest-context answer solves for the context instead of assuming one
-        out.insert(4, Assumption(_A.SEQ_LEN, w.seq_len, q.seq_len is not None))
+        out.insert(4, Assumption(_SEQ_LEN, w.seq_len, q.seq_len is not None))
     if trains:
-        out.append(Assumption(_A.GRAD_CHECKPOINTING, w.grad_checkpointing, q.grad_checkpointing is not None))
+        out.append(Assumption(_GRAD_CHECKPOINTING, w.grad_checkpointing, q.grad_checkpointing is not None))
     if w.lora_rank:
-        out.append(Assumption(_A.LORA_RANK, w.lora_rank, False))
+        out.append(Assumption(_LORA_RANK, w.lora_rank, False))
     if w.resolution:
-        out.append(Assumption(_A.RESOLUTION, w.resolution, q.resolution is not None))
+        out.append(Assumption(_RESOLUTION, w.resolution, q.resolution is not None))
     if w.offload_text_encoders:
-        out.append(Assumption(_A.OFFLOAD, True, q.offload is not None))
+        out.append(Assumption(_OFFLOAD, True, q.offload is not None))
     if w.num_gpus > 1:
-        out.append(Assumption(_A.NUM_GPUS, w.num_gpus, True))
-        out.append(Assumption(_A.PARALLELISM, w.parallelism, q.parallelism is not None))
+        out.append(Assumption(_NUM_GPUS, w.num_gpus, True))
+        out.append(Assumption(_PARALLELISM, w.parallelism, q.parallelism is not None))
     if w.kv_cache:
-        out.append(Assumption(_A.KV_CACHE, w.kv_cache, q.kv_cache is not None))
+        out.append(Assumption(_KV_CACHE, w.kv_cache, q.kv_cache is not None))
     return tuple(out)
 
 

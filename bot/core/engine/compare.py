@@ -84,7 +84,10 @@ def compare_result(cat: Catalog, q: Query, gpus: list[GPU], m: Model | None) -> 
         )
         for r in rows
     )
-    entries = tuple(fit_entry(m, r.gpu, r.estimate) for r in rows if m is not None and r.estimate)
+    # (the longest context is said only in fit answers: here it is worked out when the JSON is written)
+    entries = tuple(
+        fit_entry(m, r.gpu, r.estimate, lazy_context=True) for r in rows if m is not None and r.estimate
+    )
     kinds = {r.speed_basis for r in rows}
     basis = [BasisCode.SPEED_MEASURED if kinds == {"measured"} else BasisCode.SPEED_PARTLY_MEASURED]
     basis += [BasisCode.MEMORY_MODELLED, BasisCode.PRICES_DATED]

