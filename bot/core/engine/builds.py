@@ -102,7 +102,10 @@ class BuildVerdict:
 class _LaterVerdict(BuildVerdict):
     """A build that does not fit, judged without its estimate (its weights alone pass the card): the
     estimate is worked out when something reads it. The same verdict otherwise (not a dataclass of
-    its own: BuildVerdict's fields, ``estimate`` read through the property)."""
+    its own: BuildVerdict's fields, ``estimate`` read through the property). This leans on
+    ``quick_init``'s ``__init__`` writing the fields into ``__dict__`` (BuildVerdict has no slots),
+    which the property then reads; ``tests/core/test_engine_lazy.py`` checks the estimate read later
+    is the one the build would have had."""
 
     @staticmethod
     def of(b: Build, m: Model, g: GPU, w: Workload) -> BuildVerdict:
