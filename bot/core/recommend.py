@@ -549,7 +549,9 @@ def _issue11_notes(
             for n in (2, 4, 8):
                 if n not in totals:
                     tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
-                    totals[n] = memory.estimate(model, None, workload=tw).total
+                    # (``memory.estimate(model, None, workload=tw).total``: the same sum, without
+                    # building an estimate for its total alone)
+                    totals[n] = memory.total_bytes(memory.profile(model, tw), need)
                 total = totals[n]
                 if total <= cap * SERVE_WEIGHT_SHARE if served else total <= cap:
                     setups.append((n, n * g.vram_gb, total / GB, g))
@@ -611,10 +613,12 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
             share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
             if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
                 continue
-            box = copy_with(g, gpu_memory_share=share) if raised else g
-            room = memory.usable_bytes(box)
+            # (``usable_bytes`` of the raised box, without copying the card first: most boxes are
+            # too small for the smallest build, decided on the number alone)
+            room = float(round(g.vram_gb * share, 2)) * memory.GIB if raised else memory.usable_bytes(g)
             if smallest * 1e9 > room:
                 continue  # (the smallest build's weights alone pass the box's memory)
+            box = copy_with(g, gpu_memory_share=share) if raised else g
             for b in builds.usable_builds(catalog, model, q, box):
                 if b.format_id not in usable or b.weights_gb * 1e9 > room:
                     continue  # (weights alone past the box's memory: no estimate needed to say no)
