@@ -297,6 +297,16 @@ def _candidates(
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     n = w.num_gpus
+    if price_of is None and not servers:
+        # ``_candidate`` inlined for the common case (the catalog's prices, every card worth
+        # buying): the same fields, without a call per card
+        rows: list[_Row] = []
+        for g, mb in zip(cards, batches, strict=True):
+            sp = speeds[g.id]
+            price = g.price_usd * n if g.price_usd else None
+            value = sp.relative / (price / 1000.0) if price else None
+            rows.append((g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
+        return rows
     return [
         _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
         for g, mb in zip(cards, batches, strict=True)
