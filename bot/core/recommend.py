@@ -392,7 +392,12 @@ def _build_candidates(
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
             mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
-        out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
+        if price_of is None:  # (``_candidate`` inlined for the catalog's prices, as in ``_candidates``)
+            price = g.price_usd * n if g.price_usd else None
+            value = sp.relative / (price / 1000.0) if price else None
+            out.append((g, mb, mb >= need, sp, price, value, total_gb, None, fid, bw))
+        else:
+            out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
     return rel_w, out
 
 
