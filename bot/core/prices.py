@@ -520,6 +520,18 @@ def used_trend(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
 
 def cloud_prices(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
     """Newest cloud price per provider kind, cheapest first; gpus.yaml's cloud figure when none."""
+    table = _cloud_table(catalog)
+    return table[gpu_id] if gpu_id in table else _cloud_prices(catalog, gpu_id)
+
+
+@functools.lru_cache(maxsize=8)
+def _cloud_table(catalog: Catalog) -> dict[str, tuple[PriceQuote, ...]]:
+    """``cloud_prices`` of every catalog card, once per catalog: a rent-or-buy answer asks for a
+    dozen cards' (each a search for the newest of its dated quotes, ~15 dates parsed)."""
+    return {gid: _cloud_prices(catalog, gid) for gid in catalog.gpus}
+
+
+def _cloud_prices(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
     qs = [q for q in book(catalog).for_gpu(gpu_id) if q.kind is PriceKind.CLOUD]
     by_kind: dict[ProviderKind | None, list[PriceQuote]] = {}
     for q in qs:
