@@ -764,7 +764,8 @@ def deal_verdict(
     my_speed = speeds.get(gpu) or 1.0
     alts: list[Alternative] = []
     for gid, g in catalog.gpus.items():
-        if gid == gpu or not _purchasable(catalog, gid) or g.vram_gb < card.vram_gb:
+        # (``_purchasable(catalog, gid)`` of the card in hand)
+        if gid == gpu or g.form_factor != "pcie" or g.legacy_cuda or g.vram_gb < card.vram_gb:
             continue
         if g.software != card.software:
             continue
