@@ -935,45 +935,71 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                 )
             )
         return CompareResult(tuple(rows), model, w)
-    reps = [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
+    reps = _reps(catalog)
+    # one card of each: the row is the card's in the once-per-catalog table (the same arithmetic on
+    # the same inputs: the question's intent, the only other thing passed, sizes no workload)
+    one = _one_card_rows(catalog) if any(n == 1 for n in counts) else None
     for g, n in zip(gpus, counts, strict=True):
-        speeds = []
-        lows: list[float] = []  # the band's ends per model (a card whose tensor rate is estimated)
-        highs: list[float] = []
-        per_model: list[tuple[str, bool, int]] = []
-        basis = "modelled"
-        for m, t in reps:
-            rq = Query(intent=q.intent, task=t, num_gpus=n)
-            est = fit_estimate(catalog, m, g, rq)
-            w = est.workload
-            one = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
-            sp = speed.for_cards(one, n, w.parallelism)
-            speeds.append(sp.relative)
-            if sp.low is not None and sp.high is not None:
-                lows.append(sp.low)
-                highs.append(sp.high)
-            if one.basis == "measured":  # (one card's figure measured: the setup's is partly measured)
-                basis = "measured"
-            per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
-        rel = speed.geometric_mean(speeds)
-        band = (
-            speed.Speed(rel, "modelled", low=speed.geometric_mean(lows), high=speed.geometric_mean(highs))
-            if lows and len(lows) == len(speeds)
-            else None
-        )
-        price = g.price_usd * n if g.price_usd else None
-        rows.append(
-            CompareRow(
-                g,
-                None,
-                None,
-                rel,
-                basis if basis == "modelled" else "partly measured",
-                rel / (price / 1000.0) if price else None,
-                None,
-                tuple(per_model),
-                speed=band,
-                count=n,
-            )
-        )
+        row = one.get(g.id) if one is not None and n == 1 else None
+        if row is None or row.gpu is not g:  # (a card made for the question: its own row)
+            row = _representative_row(catalog, g, n, q.intent, reps, ref)
+        rows.append(row)
     return CompareResult(tuple(rows), None, None, tuple(m.id for m, _ in reps))
+
+
+def _reps(catalog: Catalog) -> list[tuple[Model, Task]]:
+    return [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
+
+
+@functools.lru_cache(maxsize=8)
+def _one_card_rows(catalog: Catalog) -> dict[str, CompareRow]:
+    """Every card's row (one of it) over the representative workloads: once per catalog."""
+    ref = catalog.gpu(speed.REFERENCE_GPU)
+    reps = _reps(catalog)
+    return {
+        g.id: _representative_row(catalog, g, 1, Intent.RECOMMEND, reps, ref) for g in catalog.gpus.values()
+    }
+
+
+def _representative_row(
+    catalog: Catalog, g: GPU, n: int, intent: Intent, reps: list[tuple[Model, Task]], ref: GPU
+) -> CompareRow:
+    """``n`` x ``g`` over the representative workloads (no model named): fits and the geometric mean
+    of its speeds."""
+    speeds = []
+    lows: list[float] = []  # the band's ends per model (a card whose tensor rate is estimated)
+    highs: list[float] = []
+    per_model: list[tuple[str, bool, int]] = []
+    basis = "modelled"
+    for m, t in reps:
+        rq = Query(intent=intent, task=t, num_gpus=n)
+        est = fit_estimate(catalog, m, g, rq)
+        w = est.workload
+        one = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+        sp = speed.for_cards(one, n, w.parallelism)
+        speeds.append(sp.relative)
+        if sp.low is not None and sp.high is not None:
+            lows.append(sp.low)
+            highs.append(sp.high)
+        if one.basis == "measured":  # (one card's figure measured: the setup's is partly measured)
+            basis = "measured"
+        per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
+    rel = speed.geometric_mean(speeds)
+    band = (
+        speed.Speed(rel, "modelled", low=speed.geometric_mean(lows), high=speed.geometric_mean(highs))
+        if lows and len(lows) == len(speeds)
+        else None
+    )
+    price = g.price_usd * n if g.price_usd else None
+    return CompareRow(
+        g,
+        None,
+        None,
+        rel,
+        basis if basis == "modelled" else "partly measured",
+        rel / (price / 1000.0) if price else None,
+        None,
+        tuple(per_model),
+        speed=band,
+        count=n,
+    )
