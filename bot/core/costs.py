@@ -32,6 +32,7 @@ Job costs (:func:`job_cost`)
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -374,6 +375,13 @@ def relative_speeds(
         t = task or Task.TRAINING
         p = precision or Precision.BF16
         return {g: s.relative for g, s in speed_table(catalog, model_id, t, p).items()}
+    return dict(_generic_speeds(catalog))
+
+
+@functools.lru_cache(maxsize=8)
+def _generic_speeds(catalog: Catalog) -> dict[str, float]:
+    """``relative_speeds(catalog)``: the generic mix of every card, once per catalog (a geometric
+    mean over ~100 cards was a sixth of a deal or rent-or-buy answer); callers get a copy."""
     tables = [speed_table(catalog, m, t, p) for m, t, p in GENERIC_WORKLOADS if m in catalog.models]
     if not tables:
         return dict.fromkeys(catalog.gpus, 1.0)
@@ -756,7 +764,8 @@ def deal_verdict(
     my_speed = speeds.get(gpu) or 1.0
     alts: list[Alternative] = []
     for gid, g in catalog.gpus.items():
-        if gid == gpu or not _purchasable(catalog, gid) or g.vram_gb < card.vram_gb:
+        # (``_purchasable(catalog, gid)`` of the card in hand)
+        if gid == gpu or g.form_factor != "pcie" or g.legacy_cuda or g.vram_gb < card.vram_gb:
             continue
         if g.software != card.software:
             continue

@@ -335,37 +335,36 @@ _CJK_SYMBOL_AMOUNT_RE = gated_re.compile(
 )
 
 
-def cjk_prefixed_amounts(text: str, symbols: dict[str, list[str]]) -> list[tuple[float, str, int, int]]:
+def cjk_words(symbols: dict[str, list[str]]) -> tuple[tuple[str, str], ...]:
+    """The Chinese currency words of ``symbols`` (symbol -> codes), longest first, each with its first
+    code: what :func:`cjk_prefixed_amounts` looks for (a ``Currencies`` table keeps them, made once)."""
+    # words, not unit characters: "4块4090" is four 4090s, "块" only follows an amount
+    kept = {s: c for s, c in symbols.items() if len(s) >= 2 and not s.isascii() and s != "块钱"}
+    return tuple((s, kept[s][0]) for s in sorted(kept, key=len, reverse=True))
+
+
+def cjk_prefixed_amounts(
+    text: str, symbols: dict[str, list[str]], words: tuple[tuple[str, str], ...] | None = None
+) -> list[tuple[float, str, int, int]]:
     """(amount, code, start, end) for a digit amount right after a Chinese currency word:
-    "港币8000", "預算台幣 2 万" (the word may end a longer run: "预算港币8000")."""
+    "港币8000", "預算台幣 2 万" (the word may end a longer run: "预算港币8000"). ``words``:
+    ``cjk_words(symbols)`` when the caller keeps it."""
     out: list[tuple[float, str, int, int]] = []
     found = list(_CJK_SYMBOL_AMOUNT_RE.finditer(text))
     if not found:
         return out
-    # words, not unit characters: "4块4090" is four 4090s, "块" only follows an amount
-    symbols = {s: c for s, c in symbols.items() if len(s) >= 2 and not s.isascii() and s != "块钱"}
+    if words is None:
+        words = cjk_words(symbols)
     for m in found:
         run = m.group(1)
-        code = next(
-            (
-                symbols[s][0]
-                for s in sorted(symbols, key=len, reverse=True)
-                if run.endswith(s) and not s.isascii()
-            ),
-            None,
-        )
-        if code is None:
+        hit = next(((w, c) for w, c in words if run.endswith(w)), None)
+        if hit is None:
             continue
+        code = hit[1]
         try:
             v = float(m.group(2).replace(",", "")) * _MULT.get((m.group(3) or "").lower(), 1.0)
         except ValueError:
             continue
-        sym_start = (
-            m.start(1)
-            + len(run)
-            - next(
-                len(s) for s in sorted(symbols, key=len, reverse=True) if run.endswith(s) and not s.isascii()
-            )
-        )
+        sym_start = m.start(1) + len(run) - len(hit[0])
         out.append((v, code, sym_start, m.end()))
     return out

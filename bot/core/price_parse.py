@@ -657,13 +657,14 @@ def parse_price_question(text: str, catalog: Any = None) -> PriceQuestion:
     # "租卡微调X要多少钱" (rent a card to fine-tune X: what does it cost) names no buying: a job cost
     if _is_rent_or_buy(norm) and not (job and not _BUY_WORD_RE.search(norm)):
         kinds.append(PriceQuestionKind.RENT_OR_BUY)
-    if _is_deal_question(text, norm, catalog):
+    quotes = _quoted_prices(text, norm, catalog)  # (once: the deal test below reads them too)
+    if _DEAL_RE.search(norm) and any(not q.hourly for q in quotes):  # (``_is_deal_question``)
         kinds.append(PriceQuestionKind.DEAL)
     if job:
         kinds.append(PriceQuestionKind.JOB_COST)
     return PriceQuestion(
         kinds=tuple(kinds),
-        quotes=tuple(_quoted_prices(text, norm, catalog)),
+        quotes=tuple(quotes),
         filters=_price_filters(text, norm, catalog),
         hours_per_day=_hours_per_day(norm),
         kwh=_kwh_price(text, norm, catalog),

@@ -493,6 +493,26 @@ def _fallback(catalog: Catalog, gpu_id: str, kinds: tuple[str, ...]) -> PriceQuo
 
 def new_price(catalog: Catalog, gpu_id: str, sub: PriceSub | None = None) -> PriceQuote | None:
     """Newest new price: street (what shops charge) or list, else launch MSRP; ``sub`` picks one."""
+    if sub is None:
+        table = _newest_table(catalog)[0]
+        if gpu_id in table:
+            return table[gpu_id]
+    return _new_price(catalog, gpu_id, sub)
+
+
+@functools.lru_cache(maxsize=8)
+def _newest_table(
+    catalog: Catalog,
+) -> tuple[dict[str, PriceQuote | None], dict[str, PriceQuote | None]]:
+    """``new_price`` and ``used_price`` of every catalog card, once per catalog: a deal answer
+    weighs every card as a cheaper alternative (each a search for the newest of its dated quotes)."""
+    return (
+        {gid: _new_price(catalog, gid, None) for gid in catalog.gpus},
+        {gid: _used_price(catalog, gid) for gid in catalog.gpus},
+    )
+
+
+def _new_price(catalog: Catalog, gpu_id: str, sub: PriceSub | None) -> PriceQuote | None:
     qs = [q for q in book(catalog).for_gpu(gpu_id) if q.kind is PriceKind.NEW]
     if sub is not None:
         found = _newest([q for q in qs if q.sub is sub])
@@ -508,6 +528,11 @@ def new_price(catalog: Catalog, gpu_id: str, sub: PriceSub | None = None) -> Pri
 
 def used_price(catalog: Catalog, gpu_id: str) -> PriceQuote | None:
     """Newest used (marketplace) price; gpus.yaml's when the book has none."""
+    table = _newest_table(catalog)[1]
+    return table[gpu_id] if gpu_id in table else _used_price(catalog, gpu_id)
+
+
+def _used_price(catalog: Catalog, gpu_id: str) -> PriceQuote | None:
     qs = [q for q in book(catalog).for_gpu(gpu_id) if q.kind is PriceKind.USED]
     return _newest(qs) or _fallback(catalog, gpu_id, ("used",))
 
@@ -520,6 +545,18 @@ def used_trend(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
 
 def cloud_prices(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
     """Newest cloud price per provider kind, cheapest first; gpus.yaml's cloud figure when none."""
+    table = _cloud_table(catalog)
+    return table[gpu_id] if gpu_id in table else _cloud_prices(catalog, gpu_id)
+
+
+@functools.lru_cache(maxsize=8)
+def _cloud_table(catalog: Catalog) -> dict[str, tuple[PriceQuote, ...]]:
+    """``cloud_prices`` of every catalog card, once per catalog: a rent-or-buy answer asks for a
+    dozen cards' (each a search for the newest of its dated quotes, ~15 dates parsed)."""
+    return {gid: _cloud_prices(catalog, gid) for gid in catalog.gpus}
+
+
+def _cloud_prices(catalog: Catalog, gpu_id: str) -> tuple[PriceQuote, ...]:
     qs = [q for q in book(catalog).for_gpu(gpu_id) if q.kind is PriceKind.CLOUD]
     by_kind: dict[ProviderKind | None, list[PriceQuote]] = {}
     for q in qs:

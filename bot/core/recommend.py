@@ -297,6 +297,16 @@ def _candidates(
     batches, total_gb = _batches(model, w, need, capacities)
     speeds = speed.speed_table(catalog, model.id, w.task, w.precision)
     n = w.num_gpus
+    if price_of is None and not servers:
+        # ``_candidate`` inlined for the common case (the catalog's prices, every card worth
+        # buying): the same fields, without a call per card
+        rows: list[_Row] = []
+        for g, mb in zip(cards, batches, strict=True):
+            sp = speeds[g.id]
+            price = g.price_usd * n if g.price_usd else None
+            value = sp.relative / (price / 1000.0) if price else None
+            rows.append((g, mb, mb >= need, sp, price, value, total_gb, None, build, tagged))
+        return rows
     return [
         _candidate(g, mb, need, n, speeds[g.id], total_gb, price_of, build, tagged)
         for g, mb in zip(cards, batches, strict=True)
@@ -382,7 +392,12 @@ def _build_candidates(
             if q4_sp is None:
                 q4_sp = speed.speed_table(catalog, model.id, q4_w.task, q4_w.precision)
             mb, sp, total_gb, fid, bw = qb, q4_sp[g.id], q4_gb, q4_id, q4_w
-        out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
+        if price_of is None:  # (``_candidate`` inlined for the catalog's prices, as in ``_candidates``)
+            price = g.price_usd * n if g.price_usd else None
+            value = sp.relative / (price / 1000.0) if price else None
+            out.append((g, mb, mb >= need, sp, price, value, total_gb, None, fid, bw))
+        else:
+            out.append(_candidate(g, mb, need, n, sp, total_gb, price_of, fid, bw))
     return rel_w, out
 
 
@@ -549,7 +564,9 @@ def _issue11_notes(
             for n in (2, 4, 8):
                 if n not in totals:
                     tw = copy_with(bw, num_gpus=n, parallelism=Parallelism.TENSOR, batch_size=need)
-                    totals[n] = memory.estimate(model, None, workload=tw).total
+                    # (``memory.estimate(model, None, workload=tw).total``: the same sum, without
+                    # building an estimate for its total alone)
+                    totals[n] = memory.total_bytes(memory.profile(model, tw), need)
                 total = totals[n]
                 if total <= cap * SERVE_WEIGHT_SHARE if served else total <= cap:
                     setups.append((n, n * g.vram_gb, total / GB, g))
@@ -611,10 +628,12 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
             share = (g.vram_gb - builds.OS_RESERVE_GB) / g.vram_gb
             if raised and (g.gpu_memory_share is None or share <= g.gpu_memory_share):
                 continue
-            box = copy_with(g, gpu_memory_share=share) if raised else g
-            room = memory.usable_bytes(box)
+            # (``usable_bytes`` of the raised box, without copying the card first: most boxes are
+            # too small for the smallest build, decided on the number alone)
+            room = float(round(g.vram_gb * share, 2)) * memory.GIB if raised else memory.usable_bytes(g)
             if smallest * 1e9 > room:
                 continue  # (the smallest build's weights alone pass the box's memory)
+            box = copy_with(g, gpu_memory_share=share) if raised else g
             for b in builds.usable_builds(catalog, model, q, box):
                 if b.format_id not in usable or b.weights_gb * 1e9 > room:
                     continue  # (weights alone past the box's memory: no estimate needed to say no)
@@ -916,45 +935,71 @@ def compare(catalog: Catalog, gpus: list[GPU], model: Model | None, q: Query) ->
                 )
             )
         return CompareResult(tuple(rows), model, w)
-    reps = [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
+    reps = _reps(catalog)
+    # one card of each: the row is the card's in the once-per-catalog table (the same arithmetic on
+    # the same inputs: the question's intent, the only other thing passed, sizes no workload)
+    one = _one_card_rows(catalog) if any(n == 1 for n in counts) else None
     for g, n in zip(gpus, counts, strict=True):
-        speeds = []
-        lows: list[float] = []  # the band's ends per model (a card whose tensor rate is estimated)
-        highs: list[float] = []
-        per_model: list[tuple[str, bool, int]] = []
-        basis = "modelled"
-        for m, t in reps:
-            rq = Query(intent=q.intent, task=t, num_gpus=n)
-            est = fit_estimate(catalog, m, g, rq)
-            w = est.workload
-            one = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
-            sp = speed.for_cards(one, n, w.parallelism)
-            speeds.append(sp.relative)
-            if sp.low is not None and sp.high is not None:
-                lows.append(sp.low)
-                highs.append(sp.high)
-            if one.basis == "measured":  # (one card's figure measured: the setup's is partly measured)
-                basis = "measured"
-            per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
-        rel = speed.geometric_mean(speeds)
-        band = (
-            speed.Speed(rel, "modelled", low=speed.geometric_mean(lows), high=speed.geometric_mean(highs))
-            if lows and len(lows) == len(speeds)
-            else None
-        )
-        price = g.price_usd * n if g.price_usd else None
-        rows.append(
-            CompareRow(
-                g,
-                None,
-                None,
-                rel,
-                basis if basis == "modelled" else "partly measured",
-                rel / (price / 1000.0) if price else None,
-                None,
-                tuple(per_model),
-                speed=band,
-                count=n,
-            )
-        )
+        row = one.get(g.id) if one is not None and n == 1 else None
+        if row is None or row.gpu is not g:  # (a card made for the question: its own row)
+            row = _representative_row(catalog, g, n, q.intent, reps, ref)
+        rows.append(row)
     return CompareResult(tuple(rows), None, None, tuple(m.id for m, _ in reps))
+
+
+def _reps(catalog: Catalog) -> list[tuple[Model, Task]]:
+    return [(catalog.models[mid], t) for mid, t in REPRESENTATIVE if mid in catalog.models]
+
+
+@functools.lru_cache(maxsize=8)
+def _one_card_rows(catalog: Catalog) -> dict[str, CompareRow]:
+    """Every card's row (one of it) over the representative workloads: once per catalog."""
+    ref = catalog.gpu(speed.REFERENCE_GPU)
+    reps = _reps(catalog)
+    return {
+        g.id: _representative_row(catalog, g, 1, Intent.RECOMMEND, reps, ref) for g in catalog.gpus.values()
+    }
+
+
+def _representative_row(
+    catalog: Catalog, g: GPU, n: int, intent: Intent, reps: list[tuple[Model, Task]], ref: GPU
+) -> CompareRow:
+    """``n`` x ``g`` over the representative workloads (no model named): fits and the geometric mean
+    of its speeds."""
+    speeds = []
+    lows: list[float] = []  # the band's ends per model (a card whose tensor rate is estimated)
+    highs: list[float] = []
+    per_model: list[tuple[str, bool, int]] = []
+    basis = "modelled"
+    for m, t in reps:
+        rq = Query(intent=intent, task=t, num_gpus=n)
+        est = fit_estimate(catalog, m, g, rq)
+        w = est.workload
+        one = speed.relative_speed(m, g, w.precision, task=w.task, catalog=catalog, reference=ref)
+        sp = speed.for_cards(one, n, w.parallelism)
+        speeds.append(sp.relative)
+        if sp.low is not None and sp.high is not None:
+            lows.append(sp.low)
+            highs.append(sp.high)
+        if one.basis == "measured":  # (one card's figure measured: the setup's is partly measured)
+            basis = "measured"
+        per_model.append((m.id, bool(est.fits), int(est.max_batch_size or 0)))
+    rel = speed.geometric_mean(speeds)
+    band = (
+        speed.Speed(rel, "modelled", low=speed.geometric_mean(lows), high=speed.geometric_mean(highs))
+        if lows and len(lows) == len(speeds)
+        else None
+    )
+    price = g.price_usd * n if g.price_usd else None
+    return CompareRow(
+        g,
+        None,
+        None,
+        rel,
+        basis if basis == "modelled" else "partly measured",
+        rel / (price / 1000.0) if price else None,
+        None,
+        tuple(per_model),
+        speed=band,
+        count=n,
+    )

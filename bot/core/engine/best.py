@@ -160,7 +160,13 @@ def _best_fit(cat: Catalog, m: Model, g: GPU, q: Query, n: int) -> tuple[Build, 
     if n > 1:
         base = copy_with(base, num_gpus=n, parallelism=Parallelism.TENSOR)
     reserve = builds.VLLM_RESERVE if q.engine == "vllm" else 1.0
+    # one card, an LLM build: its weights (``build_workload``'s weights_bytes, the estimate's weights
+    # term as is) are part of the total, so weights past the room fit no better with the rest added:
+    # no estimate is needed to say no (most builds of a big model on a small card)
+    room = memory.usable_bytes(g) * reserve if n == 1 and m.kind != "diffusion" else None
     for b in builds.usable_builds(cat, m, mq, g):
+        if room is not None and b.weights_gb * GB > room:
+            continue
         e = memory.estimate(m, g, workload=builds.build_workload(m, base, b))
         if e.capacity is not None and e.total <= e.capacity * reserve:
             return b, e

@@ -209,6 +209,7 @@ class Currencies:
                     self.by_symbol[s].append(code)
         syms = sorted(self.by_symbol, key=len, reverse=True)
         self.known = frozenset(self.by_symbol)
+        self.cjk_words = money_read.cjk_words(self.by_symbol)  # (cjk_prefixed_amounts', once)
         # Chinese/Japanese currency words only follow the amount ("5000元"); "4块4090" is four 4090s;
         # words that are English too ("try", "won", "kr") only follow it ("30000 try", not "try 2 cards")
         pre_syms = [x for x in syms if not _CJK_RE.search(x) and x not in money_read.POST_ONLY_SYMBOLS]
@@ -342,7 +343,7 @@ def read(
         out.append(Budget(1000.0 * n, "USD", m.group(), m.start(), m.end(), True))
         text = _blank(text, m.start(), m.end())
     if cjk:  # "港币8000", "预算台币25000": a Chinese currency word before digits
-        for amount, code, s, e in money_read.cjk_prefixed_amounts(text, cur.by_symbol):
+        for amount, code, s, e in money_read.cjk_prefixed_amounts(text, cur.by_symbol, cur.cjk_words):
             out.append(Budget(amount, code, text[s:e].strip(), s, e, True))
             text = _blank(text, s, e)
         for m in CN_AMOUNT_RE.finditer(text):
@@ -413,7 +414,9 @@ def is_money(mn: Mention, norm: str, cur: Currencies) -> bool:
     if _MONEY_BEFORE_RE.search(norm[max(0, mn.start - 30) : mn.start]):
         return True
     # "港币8000": right after a Chinese currency word
-    return bool(money_read.cjk_prefixed_amounts(norm[max(0, mn.start - 6) : mn.end + 2], cur.by_symbol))
+    return bool(
+        money_read.cjk_prefixed_amounts(norm[max(0, mn.start - 6) : mn.end + 2], cur.by_symbol, cur.cjk_words)
+    )
 
 
 def settle(
