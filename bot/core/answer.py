@@ -361,7 +361,7 @@ def _setup_rows(result: MultiResult, labels: list[str]) -> tuple[ComparisonRow, 
     rows = []
     for i, s in enumerate(result.setups):
         g, _ = s.cards[0]
-        name = " + ".join(f"{n}x {_card(c)}" if n > 1 else _card(c) for c, n in s.cards)
+        name = " + ".join(f"{n}x {card_label(c)}" if n > 1 else card_label(c) for c, n in s.cards)
         rows.append(
             ComparisonRow(
                 gpu=g.id,
@@ -442,7 +442,7 @@ def _speed_parts(
         tuple(
             Recommendation(
                 gpu=x.gpu.id,
-                name=_card(x.gpu),
+                name=card_label(x.gpu),
                 price_usd=(x.price_usd or 0) * x.count if x.price_usd else None,
                 price_date=x.gpu.price_date,
                 price_kind=x.gpu.price_kind,
@@ -502,9 +502,6 @@ def _stale_dates(result: Result, recs: tuple, comparison: tuple) -> list[str]:
     # look-up of time.time by import on every call (~0.8 us against ~0.35 us)
     today = _dt.date.fromtimestamp(time.time())
     return sorted(d for d in dates if is_stale(d, today))
-
-
-_card = card_label  # (GPU -> "RTX 3090 24 GB")
 
 
 def _sources(cat: Catalog, q: Query, result: Result) -> tuple[str, ...]:

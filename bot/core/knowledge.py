@@ -146,8 +146,12 @@ class GPU:
     def usable_memory_gb(self) -> float:
         """Memory the GPU can use by default: ``vram_gb`` x ``gpu_memory_share`` on unified-memory
         machines (macOS lets the GPU wire about 75% of RAM unless raised), ``vram_gb`` otherwise."""
-        if self.unified_memory and self.gpu_memory_share is not None:
-            return round(self.vram_gb * self.gpu_memory_share, 2)
+        return self.usable_memory_at(self.gpu_memory_share)
+
+    def usable_memory_at(self, share: float | None) -> float:
+        """``usable_memory_gb`` with ``share`` of the RAM given to the GPU (a raised limit)."""
+        if self.unified_memory and share is not None:
+            return round(self.vram_gb * share, 2)
         return self.vram_gb
 
     def is_estimated(self, field_name: str) -> bool:

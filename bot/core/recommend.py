@@ -630,7 +630,7 @@ def _unified_box_notes(catalog: Catalog, model: Model, q: Query, w: Workload) ->
                 continue
             # (``usable_bytes`` of the raised box, without copying the card first: most boxes are
             # too small for the smallest build, decided on the number alone)
-            room = float(round(g.vram_gb * share, 2)) * memory.GIB if raised else memory.usable_bytes(g)
+            room = float(g.usable_memory_at(share)) * memory.GIB if raised else memory.usable_bytes(g)
             if smallest * 1e9 > room:
                 continue  # (the smallest build's weights alone pass the box's memory)
             box = copy_with(g, gpu_memory_share=share) if raised else g

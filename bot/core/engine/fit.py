@@ -58,15 +58,19 @@ def fit_entry(
     """The entry of ``m`` on ``g`` (``build``: the build judged, with its verdict ``fits`` and
     ``min_cards``; ``command``: its command's JSON). ``lazy_context``: the longest context is worked
     out when the JSON is written (``FitEntry.max_context_of``), for an answer that does not say it."""
-    if lazy_context and g is not None and _has_context(m, e):
-        later = functools.partial(_max_context_json, m, g, e)
-        return _fit_entry(m, g, e, fixes, build, fits, min_cards, None, later, command)
-    return _fit_entry(m, g, e, fixes, build, fits, min_cards, _max_context(m, g, e), None, command)
+    mc, later = _context_parts(m, g, e, lazy_context)
+    return _fit_entry(m, g, e, fixes, build, fits, min_cards, mc, later, command)
 
 
-def _has_context(m: Model, e: Estimate) -> bool:
-    """``memory.max_context`` may give a context for this entry (it gives None otherwise)."""
-    return not e.workload.trains and m.kind in memory.TRANSFORMER_KINDS
+def _context_parts(m: Model, g: GPU | None, e: Estimate, lazy: bool) -> tuple[memory.MaxContext | None, Any]:
+    """(the longest context, None) worked out now; or, ``lazy``, (None, what works out its JSON
+    fields when the JSON is written) - (None, None) when ``memory.max_context`` can give none
+    (training, a model without a transformer's context)."""
+    if not lazy:
+        return _max_context(m, g, e), None
+    if g is not None and not e.workload.trains and m.kind in memory.TRANSFORMER_KINDS:
+        return None, functools.partial(_max_context_json, m, g, e)
+    return None, None
 
 
 def _max_context_json(m: Model, g: GPU, e: Estimate) -> dict[str, Any]:
@@ -219,12 +223,7 @@ def _build_items(cat: Catalog, q: Query, m: Model, g: GPU, single: bool) -> tupl
     for v in pick:
         e = v.estimate
         # the longest context: worked out now when asked, else when the JSON is written
-        mc = _max_context(m, g, e) if q.max_context else None
-        later = (
-            functools.partial(_max_context_json, m, g, e)
-            if not q.max_context and _has_context(m, e)
-            else None
-        )
+        mc, later = _context_parts(m, g, e, not q.max_context)
         ctx = mc.tokens if mc is not None and mc.tokens else None
         at_max = None
         at_max_gb: float | None = None
